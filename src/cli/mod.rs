@@ -1,0 +1,112 @@
+//! Subcommands. Every user error (unknown decoder, unreadable file, bad hex)
+//! becomes one line on stderr and exit status 2; a finding (a divergence)
+//! is exit status 1.
+
+mod decode;
+mod diff;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use utf8conform::oracles::{self, Kind};
+
+/// A user-facing error: one line, no backtrace.
+pub type CliResult = Result<ExitCode, String>;
+
+/// UTF-8 fuzzing and conformance harness built on RFC 3629.
+///
+/// Decoders answer in the terms of core::str::Utf8Error (valid_up_to,
+/// error_len) and Unicode §3.9 (one U+FFFD per maximal subpart); the
+/// reference decoder, a transliteration of RFC 3629 §4, is the judge.
+#[derive(Parser, Debug)]
+#[command(name = "utf8conform", version, about, long_about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the built-in decoders with their versions and capabilities.
+    Decoders,
+    /// Decode one input with one or more decoders and show each outcome.
+    ///
+    /// With several decoders (the default is all built-in ones) the answers
+    /// are printed side by side and those that differ from the reference
+    /// are flagged.
+    ///
+    /// Examples:
+    ///   utf8conform decode --hex "2f c0 ae 2e 2f"
+    ///   utf8conform decode --decoder std --json --file crash-1234
+    ///   printf 'caf\xc3\xa9' | utf8conform decode -
+    #[command(verbatim_doc_comment)]
+    Decode(decode::DecodeArgs),
+    /// Serve a built-in decoder over the JSON-lines protocol on stdin/stdout.
+    ///
+    /// Prints a hello line, then answers one line per request
+    /// (docs/protocol.md). Example:
+    ///   echo '{"id":1,"op":"decode","bytes":"c0af"}' | utf8conform serve --decoder std
+    #[command(verbatim_doc_comment)]
+    Serve {
+        /// The decoder to serve (see `utf8conform decoders`).
+        #[arg(long, short = 'd')]
+        decoder: String,
+    },
+    /// Run a seeded differential campaign: structured random inputs through
+    /// the chosen decoders, each compared with the reference.
+    ///
+    /// Inputs mix valid text with overlongs, surrogates, values above
+    /// U+10FFFF, impossible bytes, stray continuations and truncations.
+    /// Exit status 1 if any decoder disagrees with the reference on a level
+    /// it claims; each divergence is printed minimised, with its input.
+    Diff(diff::DiffArgs),
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> CliResult {
+    match cli.command {
+        Command::Decoders => {
+            list_decoders();
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Decode(args) => decode::run(args),
+        Command::Serve { decoder } => {
+            let decoder = oracles::builtin(&decoder).ok_or_else(|| unknown_decoder(&decoder))?;
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            utf8conform::protocol::serve(decoder.as_ref(), stdin, stdout)
+                .map_err(|e| format!("serve: {e}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Diff(args) => diff::run(args),
+    }
+}
+
+/// The message for a decoder name that is not built in.
+pub fn unknown_decoder(name: &str) -> String {
+    format!(
+        "unknown decoder {name:?}; known: {}",
+        oracles::BUILTIN_NAMES.join(", ")
+    )
+}
+
+fn list_decoders() {
+    let decoders = oracles::all_builtin();
+    let width = decoders.iter().map(|d| d.name().len()).max().unwrap_or(4);
+    println!(
+        "{:width$}  {:8}  {:40}  capabilities",
+        "name", "kind", "version"
+    );
+    for d in &decoders {
+        let kind = match d.kind() {
+            Kind::Builtin => "builtin",
+            Kind::External => "external",
+        };
+        println!(
+            "{:width$}  {:8}  {:40}  {}",
+            d.name(),
+            kind,
+            d.version(),
+            d.capabilities().names().join(",")
+        );
+    }
+}

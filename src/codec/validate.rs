@@ -1,0 +1,68 @@
+//! Validation: the hot loop that only answers yes or no, and the slow loop
+//! that, only once an error is known to exist, works out exactly where.
+//!
+//! The fast loop alternates between the ASCII skipper and the DFA run over
+//! 16-byte blocks. `ERROR` is absorbing, so the DFA is checked only at block
+//! ends. When a block fails (or the input ends mid-sequence), [`locate`]
+//! re-runs the DFA byte by byte from the last character boundary the fast
+//! loop saw, remembering where each character began. That yields
+//! `valid_up_to` (the start of the failing character) and `error_len` (how
+//! many bytes of it the DFA accepted before failing — the maximal subpart —
+//! or 1 when the lead byte itself failed).
+
+use super::{ascii, dfa};
+use crate::outcome::Utf8Error;
+
+const BLOCK: usize = 16;
+
+/// The portable scalar kernel: ASCII word-at-a-time plus the shift DFA.
+pub(crate) fn validate_scalar(bytes: &[u8]) -> Result<(), Utf8Error> {
+    let len = bytes.len();
+    let mut at = 0;
+    loop {
+        // Invariant: `at` is a character boundary and bytes[..at] is valid.
+        at = ascii::skip(bytes, at);
+        if at == len {
+            return Ok(());
+        }
+        let mut boundary = at;
+        let mut state = dfa::ACCEPT;
+        loop {
+            let end = (at + BLOCK).min(len);
+            for &byte in &bytes[at..end] {
+                state = dfa::next(state, byte);
+            }
+            at = end;
+            if state == dfa::ERROR || (at == len && state != dfa::ACCEPT) {
+                return Err(locate(bytes, boundary));
+            }
+            if state == dfa::ACCEPT {
+                boundary = at;
+                if at == len || bytes[at] < 0x80 {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The exact error in `bytes`, which is known to be ill-formed at or after
+/// the character boundary `from`.
+pub(crate) fn locate(bytes: &[u8], from: usize) -> Utf8Error {
+    let mut state = dfa::ACCEPT;
+    let mut start = from;
+    for (at, &byte) in bytes.iter().enumerate().skip(from) {
+        if state == dfa::ACCEPT {
+            start = at;
+        }
+        state = dfa::next(state, byte);
+        if state == dfa::ERROR {
+            // Bytes start..at were accepted as a prefix of one character;
+            // if none were (the lead itself failed), the subpart is 1 byte.
+            let matched = (at - start).max(1);
+            return Utf8Error::new(start, Some(matched as u8));
+        }
+    }
+    debug_assert_ne!(state, dfa::ACCEPT, "locate called on valid input");
+    Utf8Error::new(start, None)
+}

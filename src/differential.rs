@@ -1,0 +1,520 @@
+//! Running decoders side by side on one input, comparing only what each
+//! claims, and explaining a divergence so a person can act on it.
+//!
+//! The expected answer always comes from [`crate::reference`]; a decoder
+//! *diverges* when a field it claims differs from the reference's. Two
+//! decoders that claim the same level and disagree with each other therefore
+//! cannot both agree with the reference, and each disagreement is reported
+//! against the RFC, which is the question a user asks ("who is wrong?").
+
+use crate::hex;
+use crate::oracles::{Decoder, ReferenceDecoder};
+use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, Failure};
+use crate::reference;
+use std::fmt;
+
+/// The answer field that differed, and the conformance level it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Field {
+    /// Valid or not (level V).
+    Valid,
+    /// The decoded scalars of a valid input (level V).
+    Scalars,
+    /// `valid_up_to` (level P).
+    ValidUpTo,
+    /// `error_len` (level S).
+    ErrorLen,
+    /// Lossy output (level R).
+    Lossy,
+    /// Chunked decoding differs from one-shot (level C).
+    Chunking,
+    /// Encoding a scalar (level E).
+    Encode,
+    /// The decoder failed to answer at all.
+    Failure,
+}
+
+impl Field {
+    /// The conformance level letter (DESIGN.md): V, P, S, R, C, E; `!` for a
+    /// failure to answer.
+    pub fn level(self) -> char {
+        match self {
+            Field::Valid | Field::Scalars => 'V',
+            Field::ValidUpTo => 'P',
+            Field::ErrorLen => 'S',
+            Field::Lossy => 'R',
+            Field::Chunking => 'C',
+            Field::Encode => 'E',
+            Field::Failure => '!',
+        }
+    }
+
+    /// The protocol's name for the field.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Field::Valid => "valid",
+            Field::Scalars => "scalars",
+            Field::ValidUpTo => "valid_up_to",
+            Field::ErrorLen => "error_len",
+            Field::Lossy => "lossy",
+            Field::Chunking => "chunking",
+            Field::Encode => "encode",
+            Field::Failure => "failure",
+        }
+    }
+}
+
+/// One field on which one decoder's answer differs from the reference's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Which field.
+    pub field: Field,
+    /// The reference's value, rendered.
+    pub expected: String,
+    /// The decoder's value, rendered (`(not answered)` if it left it out).
+    pub got: String,
+}
+
+/// Compares `got` (from a decoder claiming `caps`) with the reference's
+/// `expected` answer, on the claimed fields only.
+pub fn compare(expected: &Answer, got: &Answer, caps: Capabilities) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let mut check = |field, e: String, g: String| {
+        if e != g {
+            out.push(Mismatch {
+                field,
+                expected: e,
+                got: g,
+            });
+        }
+    };
+    let truly_valid = expected.valid == Some(true);
+    if caps.has(Capability::Validate) {
+        check(
+            Field::Valid,
+            show(&expected.valid, show_bool),
+            show(&got.valid, show_bool),
+        );
+    }
+    // Scalars are compared when the input is valid and the decoder says so:
+    // a decoder that wrongly rejects was already caught by `Valid`. A decoder
+    // that wrongly *accepts* and decodes is caught by `Valid` too, and its
+    // scalars are shown in that finding's context by the report.
+    if caps.has(Capability::Decode) && truly_valid && got.valid != Some(false) {
+        check(
+            Field::Scalars,
+            show(&expected.scalars, |s| show_scalars(s)),
+            show(&got.scalars, |s| show_scalars(s)),
+        );
+    }
+    let says_invalid = got.valid != Some(true);
+    if caps.has(Capability::Position) && !truly_valid && says_invalid {
+        check(
+            Field::ValidUpTo,
+            show(&expected.valid_up_to, |n| n.to_string()),
+            show(&got.valid_up_to, |n| n.to_string()),
+        );
+    }
+    if caps.has(Capability::Subpart) && !truly_valid && says_invalid {
+        check(
+            Field::ErrorLen,
+            show(&expected.error_len, show_error_len),
+            show(&got.error_len, show_error_len),
+        );
+    }
+    if caps.has(Capability::Lossy) {
+        check(
+            Field::Lossy,
+            show(&expected.lossy, |s| show_scalars(s)),
+            show(&got.lossy, |s| show_scalars(s)),
+        );
+    }
+    out
+}
+
+fn show<T>(value: &Option<T>, render: impl Fn(&T) -> String) -> String {
+    value
+        .as_ref()
+        .map_or_else(|| "(not answered)".to_string(), render)
+}
+
+fn show_bool(b: &bool) -> String {
+    b.to_string()
+}
+
+/// `Some(n)` as `n`, `None` as `null (incomplete)`.
+pub fn show_error_len(e: &Option<u8>) -> String {
+    match e {
+        Some(n) => n.to_string(),
+        None => "null (incomplete)".to_string(),
+    }
+}
+
+/// Code points as `[U+0041 U+FFFD …]`, cut after 24 with a count.
+pub fn show_scalars(scalars: &[u32]) -> String {
+    let mut s = String::from("[");
+    for (i, c) in scalars.iter().take(24).enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&format!("U+{c:04X}"));
+    }
+    if scalars.len() > 24 {
+        s.push_str(&format!(" … {} in all", scalars.len()));
+    }
+    s.push(']');
+    s
+}
+
+/// The reference's full answer for `bytes`: the expectation every decoder is
+/// held to.
+pub fn expected(bytes: &[u8]) -> Answer {
+    ReferenceDecoder
+        .decode(bytes)
+        .expect("the reference decoder always answers")
+}
+
+/// One decoder disagreeing with the reference on one input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// The decoder's name.
+    pub decoder: String,
+    /// The input, as found.
+    pub input: Vec<u8>,
+    /// What differed.
+    pub mismatch: Mismatch,
+    /// The shortest input found that shows the same divergence, if
+    /// minimisation was run.
+    pub minimized: Option<Vec<u8>>,
+}
+
+impl Divergence {
+    /// The level letter of the divergence.
+    pub fn level(&self) -> char {
+        self.mismatch.field.level()
+    }
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = &self.mismatch;
+        writeln!(
+            f,
+            "{} disagrees with the reference on {} (level {})",
+            self.decoder,
+            m.field.as_str(),
+            m.field.level()
+        )?;
+        writeln!(
+            f,
+            "  input ({} bytes): {}",
+            self.input.len(),
+            marked_hex(&self.input)
+        )?;
+        writeln!(f, "  reference: {}", m.expected)?;
+        writeln!(f, "  {}: {}", self.decoder, m.got)?;
+        if let Some(min) = &self.minimized {
+            write!(f, "  minimized ({} bytes): {}", min.len(), marked_hex(min))?;
+        }
+        Ok(())
+    }
+}
+
+/// Hex with the reference's first ill-formed sequence in brackets:
+/// `2f [c0] ae 2e 2f`. Long inputs show 16 bytes either side of the mark.
+pub fn marked_hex(bytes: &[u8]) -> String {
+    let mark = reference::validate(bytes).err().map(|e| {
+        let len = e
+            .error_len()
+            .map_or(bytes.len() - e.valid_up_to(), usize::from);
+        e.valid_up_to()..e.valid_up_to() + len
+    });
+    let (from, to) = match &mark {
+        Some(m) if bytes.len() > 48 => (m.start.saturating_sub(16), (m.end + 16).min(bytes.len())),
+        None if bytes.len() > 48 => (0, 48),
+        _ => (0, bytes.len()),
+    };
+    let mut parts = Vec::new();
+    if from > 0 {
+        parts.push(format!("…({from} bytes)"));
+    }
+    for (i, b) in bytes.iter().enumerate().take(to).skip(from) {
+        let mut s = String::new();
+        if mark.as_ref().is_some_and(|m| m.start == i) {
+            s.push('[');
+        }
+        s.push_str(&hex::encode(&[*b]));
+        if mark.as_ref().is_some_and(|m| m.end == i + 1) {
+            s.push(']');
+        }
+        parts.push(s);
+    }
+    if to < bytes.len() {
+        parts.push(format!("…({} bytes)", bytes.len() - to));
+    }
+    parts.join(" ")
+}
+
+/// How a decoder's answer for one input compared with the reference.
+fn answer_mismatches(decoder: &dyn Decoder, expected: &Answer, bytes: &[u8]) -> Vec<Mismatch> {
+    match decoder.decode(bytes) {
+        Ok(got) => compare(expected, &got, decoder.capabilities()),
+        Err(failure) => vec![failure_mismatch(&failure)],
+    }
+}
+
+fn failure_mismatch(failure: &Failure) -> Mismatch {
+    Mismatch {
+        field: Field::Failure,
+        expected: "an answer".into(),
+        got: failure.to_string(),
+    }
+}
+
+/// Runs every decoder on `bytes` and returns each divergence from the
+/// reference (not minimised).
+pub fn check(decoders: &[Box<dyn Decoder>], bytes: &[u8]) -> Vec<Divergence> {
+    let expected = expected(bytes);
+    let mut out = Vec::new();
+    for decoder in decoders {
+        for mismatch in answer_mismatches(decoder.as_ref(), &expected, bytes) {
+            out.push(Divergence {
+                decoder: decoder.name().to_string(),
+                input: bytes.to_vec(),
+                mismatch,
+                minimized: None,
+            });
+        }
+    }
+    out
+}
+
+/// Checks a `stream`-capable decoder: its answer for `bytes` fed in the
+/// pieces cut at `splits` (offsets, any order, out-of-range ones ignored)
+/// must equal the reference's one-shot answer on every claimed field.
+pub fn check_chunked(decoder: &dyn Decoder, bytes: &[u8], splits: &[usize]) -> Vec<Mismatch> {
+    if !decoder.capabilities().has(Capability::Stream) {
+        return Vec::new();
+    }
+    let chunks = split_at(bytes, splits);
+    let expected = expected(bytes);
+    match decoder.decode_chunks(&chunks) {
+        Ok(got) => compare(&expected, &got, decoder.capabilities())
+            .into_iter()
+            .map(|m| Mismatch {
+                field: Field::Chunking,
+                expected: format!("{} = {}", m.field.as_str(), m.expected),
+                got: format!(
+                    "{} = {} when split at {:?}",
+                    m.field.as_str(),
+                    m.got,
+                    chunk_offsets(&chunks)
+                ),
+            })
+            .collect(),
+        Err(failure) => vec![failure_mismatch(&failure)],
+    }
+}
+
+/// `bytes` cut at `splits`.
+pub fn split_at<'a>(bytes: &'a [u8], splits: &[usize]) -> Vec<&'a [u8]> {
+    let mut cuts: Vec<usize> = splits
+        .iter()
+        .copied()
+        .filter(|&s| s <= bytes.len())
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut chunks = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for cut in cuts {
+        chunks.push(&bytes[from..cut]);
+        from = cut;
+    }
+    chunks.push(&bytes[from..]);
+    chunks
+}
+
+fn chunk_offsets(chunks: &[&[u8]]) -> Vec<usize> {
+    chunks
+        .iter()
+        .scan(0, |at, c| {
+            *at += c.len();
+            Some(*at)
+        })
+        .take(chunks.len().saturating_sub(1))
+        .collect()
+}
+
+/// Checks an encoder on one value against the reference (level E): the same
+/// bytes for a scalar value; a refusal for a surrogate or a value above
+/// U+10FFFF, with the same reason if the encoder gives one.
+pub fn check_encode(decoder: &dyn Decoder, scalar: u32) -> Option<Mismatch> {
+    if !decoder.capabilities().has(Capability::Encode) {
+        return None;
+    }
+    let expected = reference::encode(scalar);
+    let render_expected = match &expected {
+        Ok(b) => hex::encode(b),
+        Err(e) => format!("refused ({})", e.as_str()),
+    };
+    let got = match decoder.encode(scalar) {
+        Ok(g) => g,
+        Err(failure) => return Some(failure_mismatch(&failure)),
+    };
+    let agrees = match (&expected, &got) {
+        (Ok(e), EncodeAnswer::Bytes(g)) => e == g,
+        (Err(_), EncodeAnswer::Refused(None)) => true,
+        (Err(e), EncodeAnswer::Refused(Some(g))) => e == g,
+        _ => false,
+    };
+    (!agrees).then(|| Mismatch {
+        field: Field::Encode,
+        expected: format!("U+{scalar:04X} → {render_expected}"),
+        got: match got {
+            EncodeAnswer::Bytes(b) => hex::encode(&b),
+            EncodeAnswer::Refused(None) => "refused (no reason given)".into(),
+            EncodeAnswer::Refused(Some(e)) => format!("refused ({})", e.as_str()),
+        },
+    })
+}
+
+/// Shrinks `input` while `still_fails` holds: removes ever smaller runs of
+/// bytes (halves, quarters, … single bytes), then tries to replace each
+/// remaining byte by `a` (0x61) so the bytes left are the ones that matter.
+pub fn minimize(input: &[u8], mut still_fails: impl FnMut(&[u8]) -> bool) -> Vec<u8> {
+    let mut current = input.to_vec();
+    let mut chunk = current.len().div_ceil(2).max(1);
+    loop {
+        let mut at = 0;
+        while at < current.len() {
+            let end = (at + chunk).min(current.len());
+            let mut candidate = current[..at].to_vec();
+            candidate.extend_from_slice(&current[end..]);
+            if still_fails(&candidate) {
+                current = candidate;
+            } else {
+                at += chunk;
+            }
+        }
+        if chunk == 1 {
+            break;
+        }
+        chunk = chunk.div_ceil(2);
+    }
+    for i in 0..current.len() {
+        if current[i] != b'a' {
+            let mut candidate = current.clone();
+            candidate[i] = b'a';
+            if still_fails(&candidate) {
+                current = candidate;
+            }
+        }
+    }
+    current
+}
+
+/// Minimises a divergence: the shortest input on which the same decoder
+/// still diverges on the same field.
+pub fn minimize_divergence(decoder: &dyn Decoder, divergence: &mut Divergence) {
+    let field = divergence.mismatch.field;
+    let min = minimize(&divergence.input, |candidate| {
+        answer_mismatches(decoder, &expected(candidate), candidate)
+            .iter()
+            .any(|m| m.field == field)
+    });
+    divergence.minimized = Some(min);
+}
+
+/// The property behind the `differential` fuzz target, the proptests and
+/// `utf8conform diff`: every decoder agrees with the reference on every
+/// field it claims, and `stream`-capable ones also over `splits`.
+///
+/// # Panics
+/// On a divergence, with a message naming the decoder, the field and the
+/// input in hex (a fuzzer records the input as a crash).
+pub fn assert_agree(decoders: &[Box<dyn Decoder>], bytes: &[u8], splits: &[usize]) {
+    let mut found = check(decoders, bytes);
+    for decoder in decoders {
+        for mismatch in check_chunked(decoder.as_ref(), bytes, splits) {
+            found.push(Divergence {
+                decoder: decoder.name().to_string(),
+                input: bytes.to_vec(),
+                mismatch,
+                minimized: None,
+            });
+        }
+    }
+    if let Some(first) = found.first() {
+        let all: Vec<String> = found.iter().map(ToString::to_string).collect();
+        panic!(
+            "{} divergence(s); first: {} on {}\n{}",
+            found.len(),
+            first.decoder,
+            first.mismatch.field.as_str(),
+            all.join("\n")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Capabilities;
+
+    #[test]
+    fn compare_ignores_fields_outside_the_claim() {
+        let expected = expected(b"\xC0\xAF");
+        // A validity-only decoder that says "invalid" and nothing else agrees.
+        let got = Answer {
+            valid: Some(false),
+            ..Answer::default()
+        };
+        let caps = Capabilities::NONE.with(Capability::Validate);
+        assert!(compare(&expected, &got, caps).is_empty());
+        // Claiming `position` without answering it is a mismatch.
+        let caps = caps.with(Capability::Position);
+        let m = compare(&expected, &got, caps);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].field, Field::ValidUpTo);
+        assert_eq!(m[0].got, "(not answered)");
+    }
+
+    #[test]
+    fn a_decoder_that_accepts_an_overlong_diverges_on_validity() {
+        let expected = expected(b"\xC0\x80");
+        let lax = Answer {
+            valid: Some(true),
+            scalars: Some(vec![0]),
+            ..Answer::default()
+        };
+        let m = compare(&expected, &lax, Capabilities::STRICT);
+        assert_eq!(
+            m.iter().map(|m| m.field).collect::<Vec<_>>(),
+            [Field::Valid]
+        );
+    }
+
+    #[test]
+    fn marked_hex_brackets_the_maximal_subpart() {
+        assert_eq!(marked_hex(b"\x2F\xC0\xAE\x2E\x2F"), "2f [c0] ae 2e 2f");
+        assert_eq!(marked_hex(b"a\xE1\x80b"), "61 [e1 80] 62");
+        assert_eq!(marked_hex(b"a\xF0\x90"), "61 [f0 90]");
+        assert_eq!(marked_hex(b"ok"), "6f 6b");
+    }
+
+    #[test]
+    fn minimize_keeps_only_what_the_predicate_needs() {
+        let input = b"hello \xED\xA0\x80 world";
+        // "contains ED A0" is the failure.
+        let min = minimize(input, |c| c.windows(2).any(|w| w == [0xED, 0xA0]));
+        assert_eq!(min, [0xED, 0xA0]);
+    }
+
+    #[test]
+    fn split_at_covers_the_input_exactly() {
+        let chunks = split_at(b"abcdef", &[4, 1, 1, 99]);
+        assert_eq!(chunks, [&b"a"[..], b"bcd", b"ef"]);
+        assert_eq!(chunk_offsets(&chunks), [1, 4]);
+    }
+}

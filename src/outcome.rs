@@ -1,0 +1,423 @@
+//! The common language: what a decoder may say about an input.
+//!
+//! Every decoder, ours or a foreign one, answers in the terms of Rust's
+//! [`core::str::Utf8Error`] and of Unicode §3.9, "U+FFFD Substitution of
+//! Maximal Subparts":
+//!
+//! * **strict** — either every scalar value, or a [`Utf8Error`]: how many
+//!   bytes are valid before the first ill-formed sequence (`valid_up_to`) and
+//!   how long that sequence's *maximal subpart* is (`error_len`: 1 to 3, or
+//!   `None` when the input ended inside a sequence more bytes could complete);
+//! * **lossy** — the scalar values with each maximal subpart replaced by one
+//!   U+FFFD;
+//! * **encode** — one scalar value in, 1 to 4 bytes out; surrogates and values
+//!   above U+10FFFF are refused with an [`EncodeError`].
+//!
+//! A *foreign* decoder may answer only some of these, and may answer them
+//! wrongly: that is what the harness measures. So the type decoders return,
+//! [`Answer`], records what a decoder *said* (code points as raw `u32`, since
+//! a non-conforming decoder may hand back a surrogate or 0x110000), with every
+//! field optional, and [`Capabilities`] records what it claims to answer.
+
+use std::fmt;
+
+/// The replacement character, U+FFFD, emitted once per maximal subpart.
+pub const REPLACEMENT: char = '\u{FFFD}';
+
+/// Why a strict decode stopped: the same information, with the same meaning,
+/// as [`core::str::Utf8Error`].
+///
+/// * `valid_up_to` bytes at the start of the input are well-formed UTF-8;
+/// * `error_len() == Some(n)`: the `n` bytes at `valid_up_to` (1 ≤ n ≤ 3) are
+///   the maximal subpart of an ill-formed sequence — the longest prefix of a
+///   well-formed sequence there, or just one byte when no prefix matches;
+/// * `error_len() == None`: the input ends at `valid_up_to + k` (k ≥ 1) in the
+///   middle of a sequence that more bytes could complete.
+///
+/// ```
+/// use utf8conform::reference;
+/// // E2 82 is the start of U+20AC (E2 82 AC) cut short: more bytes could complete it.
+/// let err = reference::decode(b"a\xE2\x82").unwrap_err();
+/// assert_eq!((err.valid_up_to(), err.error_len()), (1, None));
+/// // E2 82 followed by 'b': the maximal subpart is the two bytes E2 82.
+/// let err = reference::decode(b"a\xE2\x82b").unwrap_err();
+/// assert_eq!((err.valid_up_to(), err.error_len()), (1, Some(2)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Utf8Error {
+    valid_up_to: usize,
+    error_len: Option<u8>,
+}
+
+impl Utf8Error {
+    /// Builds an error. `error_len`, when present, must be 1, 2 or 3: no
+    /// maximal subpart of an ill-formed sequence is longer (a 4-byte prefix
+    /// would be a whole, well-formed sequence).
+    ///
+    /// # Panics
+    /// If `error_len` is `Some(0)` or `Some(n)` with `n > 3`.
+    pub fn new(valid_up_to: usize, error_len: Option<u8>) -> Utf8Error {
+        assert!(
+            matches!(error_len, None | Some(1..=3)),
+            "error_len must be None or 1..=3, got {error_len:?}"
+        );
+        Utf8Error {
+            valid_up_to,
+            error_len,
+        }
+    }
+
+    /// Number of bytes before the first ill-formed sequence.
+    pub fn valid_up_to(&self) -> usize {
+        self.valid_up_to
+    }
+
+    /// Length of the maximal subpart at `valid_up_to`, or `None` for an
+    /// incomplete sequence at the end of the input.
+    pub fn error_len(&self) -> Option<u8> {
+        self.error_len
+    }
+
+    /// The same error seen from `offset` bytes earlier in a larger input.
+    pub fn shifted(self, offset: usize) -> Utf8Error {
+        Utf8Error {
+            valid_up_to: self.valid_up_to + offset,
+            ..self
+        }
+    }
+}
+
+impl From<core::str::Utf8Error> for Utf8Error {
+    fn from(e: core::str::Utf8Error) -> Utf8Error {
+        // std's error_len is usize, documented to be 1..=3.
+        Utf8Error::new(e.valid_up_to(), e.error_len().map(|n| n as u8))
+    }
+}
+
+impl fmt::Display for Utf8Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.error_len {
+            Some(n) => write!(
+                f,
+                "invalid UTF-8: {n}-byte ill-formed sequence after {} valid bytes",
+                self.valid_up_to
+            ),
+            None => write!(
+                f,
+                "incomplete UTF-8 sequence at the end, after {} valid bytes",
+                self.valid_up_to
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Utf8Error {}
+
+/// Why a scalar value cannot be encoded (RFC 3629 §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EncodeError {
+    /// U+D800..=U+DFFF: "The definition of UTF-8 prohibits encoding character
+    /// numbers between U+D800 and U+DFFF" (§3).
+    Surrogate,
+    /// Above U+10FFFF: UTF-8 is restricted to "the U+0000..U+10FFFF range"
+    /// (§3, and §12's change from RFC 2279).
+    OutOfRange,
+}
+
+impl EncodeError {
+    /// The reason as the protocol spells it: `"surrogate"`, `"out-of-range"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EncodeError::Surrogate => "surrogate",
+            EncodeError::OutOfRange => "out-of-range",
+        }
+    }
+
+    /// Classifies a number that is not a Unicode scalar value, or returns
+    /// `None` if it is one.
+    pub fn classify(value: u32) -> Option<EncodeError> {
+        match value {
+            0xD800..=0xDFFF => Some(EncodeError::Surrogate),
+            0x11_0000.. => Some(EncodeError::OutOfRange),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EncodeError::Surrogate => "surrogate code points (U+D800..U+DFFF) cannot be encoded",
+            EncodeError::OutOfRange => "values above U+10FFFF cannot be encoded",
+        })
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+/// One thing a decoder can claim to answer. Each maps to a conformance level
+/// (DESIGN.md): the harness scores a decoder only on what it claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Capability {
+    /// Says whether the whole input is valid (level V).
+    Validate,
+    /// Gives `valid_up_to` on invalid input (level P).
+    Position,
+    /// Gives `error_len` on invalid input (level S).
+    Subpart,
+    /// Gives the scalar values of valid input (checked under level V).
+    Decode,
+    /// Gives a replacing decode of every input (level R).
+    Lossy,
+    /// Encodes scalar values, refusing non-scalars (level E).
+    Encode,
+    /// Decodes input fed in arbitrary chunks (level C).
+    Stream,
+}
+
+impl Capability {
+    /// Every capability, in a fixed order.
+    pub const ALL: [Capability; 7] = [
+        Capability::Validate,
+        Capability::Position,
+        Capability::Subpart,
+        Capability::Decode,
+        Capability::Lossy,
+        Capability::Encode,
+        Capability::Stream,
+    ];
+
+    /// The name used on the command line and in the protocol's hello.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Validate => "validate",
+            Capability::Position => "position",
+            Capability::Subpart => "subpart",
+            Capability::Decode => "decode",
+            Capability::Lossy => "lossy",
+            Capability::Encode => "encode",
+            Capability::Stream => "stream",
+        }
+    }
+}
+
+/// The set of [`Capability`]s a decoder claims.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Capabilities(u8);
+
+impl Capabilities {
+    /// No capability at all.
+    pub const NONE: Capabilities = Capabilities(0);
+    /// `validate` + `position` + `subpart` + `decode`: everything
+    /// `core::str::from_utf8` tells. The protocol calls this `strict`.
+    pub const STRICT: Capabilities = Capabilities::NONE
+        .with(Capability::Validate)
+        .with(Capability::Position)
+        .with(Capability::Subpart)
+        .with(Capability::Decode);
+    /// Everything.
+    pub const ALL: Capabilities = Capabilities::STRICT
+        .with(Capability::Lossy)
+        .with(Capability::Encode)
+        .with(Capability::Stream);
+
+    /// This set plus `cap`.
+    pub const fn with(self, cap: Capability) -> Capabilities {
+        Capabilities(self.0 | 1 << cap as u8)
+    }
+
+    /// Whether `cap` is claimed.
+    pub const fn has(self, cap: Capability) -> bool {
+        self.0 & (1 << cap as u8) != 0
+    }
+
+    /// The claimed capabilities, in [`Capability::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Capability> {
+        Capability::ALL.into_iter().filter(move |&c| self.has(c))
+    }
+
+    /// Parses a protocol name; `strict` expands to [`Capabilities::STRICT`].
+    pub fn parse_one(name: &str) -> Option<Capabilities> {
+        if name == "strict" {
+            return Some(Capabilities::STRICT);
+        }
+        Capability::ALL
+            .into_iter()
+            .find(|c| c.as_str() == name)
+            .map(|c| Capabilities::NONE.with(c))
+    }
+
+    /// The union of two sets.
+    pub const fn union(self, other: Capabilities) -> Capabilities {
+        Capabilities(self.0 | other.0)
+    }
+
+    /// The names, e.g. `["validate", "position", "lossy"]`.
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter().map(Capability::as_str).collect()
+    }
+}
+
+impl fmt::Debug for Capabilities {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.names()).finish()
+    }
+}
+
+/// What one decoder said about one input. A field is `None` when the decoder
+/// did not answer it (it lacks the capability, or the field does not apply).
+///
+/// Code points are `u32`, not `char`: a non-conforming decoder may return a
+/// surrogate or a value above U+10FFFF, and the harness must be able to
+/// record exactly that.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    /// Whether the decoder accepted the whole input.
+    pub valid: Option<bool>,
+    /// The decoded code points, when the input was accepted.
+    pub scalars: Option<Vec<u32>>,
+    /// Bytes before the first ill-formed sequence, when it was rejected.
+    pub valid_up_to: Option<usize>,
+    /// `Some(Some(n))`: maximal subpart length; `Some(None)`: incomplete at
+    /// the end; `None`: not answered.
+    pub error_len: Option<Option<u8>>,
+    /// The replacing decode of the input.
+    pub lossy: Option<Vec<u32>>,
+}
+
+impl Answer {
+    /// The answer of a decoder that claims `caps` and computes exactly what
+    /// RFC 3629 and Unicode §3.9 say, from a strict and a lossy result. Used
+    /// by decoders whose native API gives both.
+    pub fn from_results(
+        caps: Capabilities,
+        strict: Result<Vec<char>, Utf8Error>,
+        lossy: impl FnOnce() -> Vec<char>,
+    ) -> Answer {
+        let mut answer = Answer {
+            valid: caps.has(Capability::Validate).then_some(strict.is_ok()),
+            ..Answer::default()
+        };
+        match strict {
+            Ok(chars) if caps.has(Capability::Decode) => {
+                answer.scalars = Some(chars_to_u32(&chars));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                if caps.has(Capability::Position) {
+                    answer.valid_up_to = Some(e.valid_up_to());
+                }
+                if caps.has(Capability::Subpart) {
+                    answer.error_len = Some(e.error_len());
+                }
+            }
+        }
+        if caps.has(Capability::Lossy) {
+            answer.lossy = Some(chars_to_u32(&lossy()));
+        }
+        answer
+    }
+}
+
+/// What an encoder said about one scalar value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EncodeAnswer {
+    /// The bytes it produced.
+    Bytes(Vec<u8>),
+    /// It refused, with its reason if it gave one.
+    Refused(Option<EncodeError>),
+}
+
+/// How a decoder failed to answer at all (external decoders only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    /// The process exited or closed its output.
+    Crash,
+    /// No answer within the per-request time limit.
+    Timeout,
+    /// An answer that breaks the protocol (not JSON, wrong id, bad field).
+    ProtocolError,
+}
+
+impl FailureKind {
+    /// The name used in reports: `crash`, `timeout`, `protocol-error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Crash => "crash",
+            FailureKind::Timeout => "timeout",
+            FailureKind::ProtocolError => "protocol-error",
+        }
+    }
+}
+
+/// A decoder's failure to answer one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// Details for a person (the offending line, the exit status…).
+    pub detail: String,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.as_str(), self.detail)
+    }
+}
+
+/// `chars` as code point numbers.
+pub fn chars_to_u32(chars: &[char]) -> Vec<u32> {
+    chars.iter().map(|&c| c as u32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capabilities_strict_is_the_four_from_utf8_answers() {
+        let names = Capabilities::STRICT.names();
+        assert_eq!(names, ["validate", "position", "subpart", "decode"]);
+        assert_eq!(
+            Capabilities::parse_one("strict"),
+            Some(Capabilities::STRICT)
+        );
+        assert_eq!(
+            Capabilities::parse_one("lossy").map(|c| c.names()),
+            Some(vec!["lossy"])
+        );
+        assert_eq!(Capabilities::parse_one("frobnicate"), None);
+    }
+
+    #[test]
+    fn encode_error_classifies_the_rfc_ranges() {
+        // RFC 3629 §3: U+D800..U+DFFF prohibited; the range ends at U+10FFFF.
+        assert_eq!(EncodeError::classify(0xD7FF), None);
+        assert_eq!(EncodeError::classify(0xD800), Some(EncodeError::Surrogate));
+        assert_eq!(EncodeError::classify(0xDFFF), Some(EncodeError::Surrogate));
+        assert_eq!(EncodeError::classify(0xE000), None);
+        assert_eq!(EncodeError::classify(0x10FFFF), None);
+        assert_eq!(
+            EncodeError::classify(0x110000),
+            Some(EncodeError::OutOfRange)
+        );
+        assert_eq!(
+            EncodeError::classify(u32::MAX),
+            Some(EncodeError::OutOfRange)
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "error_len must be")]
+    fn utf8_error_rejects_a_four_byte_subpart() {
+        Utf8Error::new(0, Some(4));
+    }
+
+    #[test]
+    fn utf8_error_converts_from_std() {
+        let bytes: &[u8] = &[b'a', b'b', 0xF0, 0x90];
+        let std_err = core::str::from_utf8(std::hint::black_box(bytes)).unwrap_err();
+        let ours = Utf8Error::from(std_err);
+        assert_eq!((ours.valid_up_to(), ours.error_len()), (2, None));
+    }
+}
