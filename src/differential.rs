@@ -9,7 +9,7 @@
 
 use crate::hex;
 use crate::oracles::{Decoder, ReferenceDecoder};
-use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, Failure};
+use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, EncodeError, Failure};
 use crate::reference;
 use std::fmt;
 
@@ -296,24 +296,7 @@ pub fn check_chunked(decoder: &dyn Decoder, bytes: &[u8], splits: &[usize]) -> V
     if !decoder.capabilities().has(Capability::Stream) {
         return Vec::new();
     }
-    let chunks = split_at(bytes, splits);
-    let expected = expected(bytes);
-    match decoder.decode_chunks(&chunks) {
-        Ok(got) => compare(&expected, &got, decoder.capabilities())
-            .into_iter()
-            .map(|m| Mismatch {
-                field: Field::Chunking,
-                expected: format!("{} = {}", m.field.as_str(), m.expected),
-                got: format!(
-                    "{} = {} when split at {:?}",
-                    m.field.as_str(),
-                    m.got,
-                    chunk_offsets(&chunks)
-                ),
-            })
-            .collect(),
-        Err(failure) => vec![failure_mismatch(&failure)],
-    }
+    compare_chunked(decoder, &expected(bytes), &split_at(bytes, splits))
 }
 
 /// `bytes` cut at `splits`.
@@ -353,16 +336,20 @@ pub fn check_encode(decoder: &dyn Decoder, scalar: u32) -> Option<Mismatch> {
     if !decoder.capabilities().has(Capability::Encode) {
         return None;
     }
-    let expected = reference::encode(scalar);
-    let render_expected = match &expected {
-        Ok(b) => hex::encode(b),
-        Err(e) => format!("refused ({})", e.as_str()),
-    };
-    let got = match decoder.encode(scalar) {
-        Ok(g) => g,
-        Err(failure) => return Some(failure_mismatch(&failure)),
-    };
-    let agrees = match (&expected, &got) {
+    match decoder.encode(scalar) {
+        Ok(got) => compare_encode(scalar, &reference::encode(scalar), &got),
+        Err(failure) => Some(failure_mismatch(&failure)),
+    }
+}
+
+/// Compares an encoder's answer for `scalar` with the expected one. A
+/// refusal without a reason agrees with any expected refusal.
+pub fn compare_encode(
+    scalar: u32,
+    expected: &Result<Vec<u8>, EncodeError>,
+    got: &EncodeAnswer,
+) -> Option<Mismatch> {
+    let agrees = match (expected, got) {
         (Ok(e), EncodeAnswer::Bytes(g)) => e == g,
         (Err(_), EncodeAnswer::Refused(None)) => true,
         (Err(e), EncodeAnswer::Refused(Some(g))) => e == g,
@@ -370,13 +357,40 @@ pub fn check_encode(decoder: &dyn Decoder, scalar: u32) -> Option<Mismatch> {
     };
     (!agrees).then(|| Mismatch {
         field: Field::Encode,
-        expected: format!("U+{scalar:04X} → {render_expected}"),
+        expected: format!(
+            "U+{scalar:04X} → {}",
+            match expected {
+                Ok(b) => hex::encode(b),
+                Err(e) => format!("refused ({})", e.as_str()),
+            }
+        ),
         got: match got {
-            EncodeAnswer::Bytes(b) => hex::encode(&b),
+            EncodeAnswer::Bytes(b) => hex::encode(b),
             EncodeAnswer::Refused(None) => "refused (no reason given)".into(),
             EncodeAnswer::Refused(Some(e)) => format!("refused ({})", e.as_str()),
         },
     })
+}
+
+/// Compares a `stream`-capable decoder's answer for `chunks` with the
+/// expected one-shot answer; every mismatch is reported as [`Field::Chunking`].
+pub fn compare_chunked(decoder: &dyn Decoder, expected: &Answer, chunks: &[&[u8]]) -> Vec<Mismatch> {
+    match decoder.decode_chunks(chunks) {
+        Ok(got) => compare(expected, &got, decoder.capabilities())
+            .into_iter()
+            .map(|m| Mismatch {
+                field: Field::Chunking,
+                expected: format!("{} = {}", m.field.as_str(), m.expected),
+                got: format!(
+                    "{} = {} when split at {:?}",
+                    m.field.as_str(),
+                    m.got,
+                    chunk_offsets(chunks)
+                ),
+            })
+            .collect(),
+        Err(failure) => vec![failure_mismatch(&failure)],
+    }
 }
 
 /// Shrinks `input` while `still_fails` holds: removes ever smaller runs of

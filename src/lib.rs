@@ -30,9 +30,11 @@
 
 pub mod codec;
 pub mod differential;
+pub mod exhaustive;
 pub mod generate;
 pub mod hex;
 pub mod oracles;
 pub mod outcome;
 pub mod protocol;
 pub mod reference;
+pub mod vectors;

@@ -319,6 +319,36 @@ impl Answer {
     }
 }
 
+/// A strict verdict without the decoded text: what a decoder says about
+/// validity and the first error, cheap enough to ask billions of times (the
+/// exhaustive sweep). Fields the decoder does not answer are `None`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Whether the input was accepted.
+    pub valid: bool,
+    /// Bytes before the first ill-formed sequence, if answered.
+    pub valid_up_to: Option<usize>,
+    /// Maximal subpart length (`Some(None)`: incomplete), if answered.
+    pub error_len: Option<Option<u8>>,
+}
+
+impl Verdict {
+    /// The verdict of a decoder that reports `Utf8Error`s in full.
+    pub fn from_result(result: Result<(), Utf8Error>) -> Verdict {
+        match result {
+            Ok(()) => Verdict {
+                valid: true,
+                ..Verdict::default()
+            },
+            Err(e) => Verdict {
+                valid: false,
+                valid_up_to: Some(e.valid_up_to()),
+                error_len: Some(e.error_len()),
+            },
+        }
+    }
+}
+
 /// What an encoder said about one scalar value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EncodeAnswer {

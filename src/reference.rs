@@ -188,9 +188,20 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
     Ok(chars)
 }
 
-/// Checks `bytes` against `UTF8-octets = *( UTF8-char )`.
+/// Checks `bytes` against `UTF8-octets = *( UTF8-char )`: the same walk as
+/// [`decode`], without collecting the characters.
 pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
-    decode(bytes).map(|_| ())
+    let mut at = 0;
+    while at < bytes.len() {
+        match first_sequence(&bytes[at..]) {
+            Sequence::Char { len, .. } => at += len,
+            Sequence::IllFormed { subpart } => {
+                return Err(Utf8Error::new(at, Some(subpart as u8)));
+            }
+            Sequence::Incomplete { .. } => return Err(Utf8Error::new(at, None)),
+        }
+    }
+    Ok(())
 }
 
 /// Decodes `bytes`, replacing each maximal subpart of an ill-formed sequence

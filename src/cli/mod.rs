@@ -4,6 +4,8 @@
 
 mod decode;
 mod diff;
+mod exhaustive;
+mod vectors;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -59,6 +61,11 @@ enum Command {
     /// Exit status 1 if any decoder disagrees with the reference on a level
     /// it claims; each divergence is printed minimised, with its input.
     Diff(diff::DiffArgs),
+    /// Generate or check the JSON test vectors in vectors/.
+    Vectors(vectors::VectorsArgs),
+    /// Check every byte string up to --max-len bytes against the reference
+    /// (in parallel; N = 4 covers all 4.3 billion 4-byte strings).
+    Exhaustive(exhaustive::ExhaustiveArgs),
 }
 
 /// Runs the parsed command line.
@@ -78,6 +85,8 @@ pub fn run(cli: Cli) -> CliResult {
             Ok(ExitCode::SUCCESS)
         }
         Command::Diff(args) => diff::run(args),
+        Command::Vectors(args) => vectors::run(args),
+        Command::Exhaustive(args) => exhaustive::run(args),
     }
 }
 

@@ -2,7 +2,9 @@
 
 use super::Decoder;
 use crate::codec;
-use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, Failure, Utf8Error};
+use crate::outcome::{
+    Answer, Capabilities, Capability, EncodeAnswer, Failure, Utf8Error, Verdict,
+};
 use crate::reference;
 
 /// [`crate::reference`]: RFC 3629 §4 transliterated.
@@ -19,6 +21,9 @@ impl Decoder for ReferenceDecoder {
         Capabilities::STRICT
             .with(Capability::Lossy)
             .with(Capability::Encode)
+    }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        Some(Verdict::from_result(reference::validate(bytes)))
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         Ok(Answer::from_results(
@@ -51,6 +56,9 @@ impl Decoder for CodecDecoder {
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities::ALL
+    }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        Some(Verdict::from_result(codec::validate(bytes)))
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         // `validate` and `decode_utf32` are separate code paths (the kernel
@@ -141,6 +149,11 @@ impl Decoder for StdDecoder {
             .with(Capability::Lossy)
             .with(Capability::Encode)
     }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        Some(Verdict::from_result(
+            core::str::from_utf8(bytes).map(|_| ()).map_err(Utf8Error::from),
+        ))
+    }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         let strict = core::str::from_utf8(bytes)
             .map(|s| s.chars().collect())
@@ -171,6 +184,12 @@ impl Decoder for Simdutf8BasicDecoder {
     fn capabilities(&self) -> Capabilities {
         Capabilities::NONE.with(Capability::Validate)
     }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        Some(Verdict {
+            valid: simdutf8::basic::from_utf8(bytes).is_ok(),
+            ..Verdict::default()
+        })
+    }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         Ok(Answer {
             valid: Some(simdutf8::basic::from_utf8(bytes).is_ok()),
@@ -194,6 +213,13 @@ impl Decoder for Simdutf8CompatDecoder {
             .with(Capability::Validate)
             .with(Capability::Position)
             .with(Capability::Subpart)
+    }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        Some(Verdict::from_result(
+            simdutf8::compat::from_utf8(bytes)
+                .map(|_| ())
+                .map_err(|e| Utf8Error::new(e.valid_up_to(), e.error_len().map(|n| n as u8))),
+        ))
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         Ok(match simdutf8::compat::from_utf8(bytes) {
@@ -231,6 +257,15 @@ impl Decoder for SimdutfDecoder {
             .with(Capability::Position)
             .with(Capability::Decode)
             .with(Capability::Encode)
+    }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        let result = simdutf::validate_utf8_with_errors(bytes);
+        let valid = result.error == simdutf::ErrorCode::Success;
+        Some(Verdict {
+            valid,
+            valid_up_to: (!valid).then_some(result.count),
+            error_len: None,
+        })
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         let result = simdutf::validate_utf8_with_errors(bytes);
@@ -316,6 +351,18 @@ impl Decoder for EncodingRsDecoder {
     fn capabilities(&self) -> Capabilities {
         Capabilities::STRICT.with(Capability::Lossy)
     }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        // The validator gives the position only; error_len needs the
+        // decoder (and an allocation), so the sweep checks it on the
+        // lengths it decodes in full.
+        let up_to = encoding_rs::Encoding::utf8_valid_up_to(bytes);
+        let valid = up_to == bytes.len();
+        Some(Verdict {
+            valid,
+            valid_up_to: (!valid).then_some(up_to),
+            error_len: None,
+        })
+    }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         let mut answer = Answer::from_results(self.capabilities(), Self::strict(bytes), || {
             encoding_rs::UTF_8
@@ -347,6 +394,12 @@ impl Decoder for BstrDecoder {
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities::STRICT.with(Capability::Lossy)
+    }
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        use bstr::ByteSlice;
+        Some(Verdict::from_result(bytes.to_str().map(|_| ()).map_err(|e| {
+            Utf8Error::new(e.valid_up_to(), e.error_len().map(|n| n as u8))
+        })))
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         use bstr::ByteSlice;

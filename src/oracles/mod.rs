@@ -14,7 +14,7 @@ pub use builtin::{
     Simdutf8CompatDecoder, SimdutfDecoder, StdDecoder,
 };
 
-use crate::outcome::{Answer, Capabilities, EncodeAnswer, Failure, FailureKind};
+use crate::outcome::{Answer, Capabilities, EncodeAnswer, Failure, FailureKind, Verdict};
 
 /// Where a decoder lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +53,14 @@ pub trait Decoder: Send + Sync {
     /// Decodes one input. `Err` only when the decoder failed to answer at
     /// all (an external process crashed, hung or broke the protocol).
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure>;
+    /// A fast, allocation-free strict verdict (validity, and the first
+    /// error's position and length where the decoder gives them), for the
+    /// exhaustive sweep; `None` if the decoder has no such path, in which
+    /// case the sweep calls [`decode`](Decoder::decode).
+    fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
+        let _ = bytes;
+        None
+    }
     /// Decodes many inputs; external decoders override this to pipeline.
     fn decode_batch(&self, inputs: &[&[u8]]) -> Vec<Result<Answer, Failure>> {
         inputs.iter().map(|bytes| self.decode(bytes)).collect()

@@ -1,0 +1,370 @@
+//! Test vectors: the model, the files, and running decoders over them.
+//!
+//! A vector file holds one category (`{ "schema": 1, "category",
+//! "description", "references", "cases" }`, DESIGN.md "Vectors"). Cases are
+//! written one per line so that a change to one case is a one-line diff.
+//!
+//! * [`generate`] builds every category from code that states its intent;
+//!   expected answers come from the reference decoder and are cross-checked
+//!   against the hand-written expectations in [`pinned`], so a bug in the
+//!   reference cannot silently rewrite the vectors.
+//! * [`load_dir`] reads files back, reporting the file, the case (id or
+//!   index), the field and what was wrong.
+//! * [`run`] puts every case through decoders and scores them per level.
+
+pub mod generate;
+pub mod pinned;
+pub mod run;
+
+use crate::hex;
+use crate::outcome::Answer;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The version of the file format.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The JSON Schema (draft 2020-12) the files follow; also written as
+/// `vectors/schema.json`.
+pub const SCHEMA_JSON: &str = include_str!("schema.json");
+
+/// One vector file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VectorFile {
+    /// `1`.
+    pub schema: u32,
+    /// The category, also the file's name without `.json`.
+    pub category: String,
+    /// What the category covers and why.
+    pub description: String,
+    /// Where the expectations come from (RFC sections, Unicode tables).
+    pub references: Vec<String>,
+    /// The cases.
+    pub cases: Vec<Case>,
+}
+
+/// A decode or an encode case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Case {
+    /// Bytes in, outcome expected.
+    Decode(DecodeCase),
+    /// A number in, bytes or refusal expected.
+    Encode(EncodeCase),
+}
+
+impl Case {
+    /// The case's id.
+    pub fn id(&self) -> &str {
+        match self {
+            Case::Decode(c) => &c.id,
+            Case::Encode(c) => &c.id,
+        }
+    }
+}
+
+/// A decode case: the expected outcome for `bytes`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecodeCase {
+    /// Stable, unique identifier.
+    pub id: String,
+    /// The input, lowercase hex.
+    pub bytes: String,
+    /// Whether the input is well-formed UTF-8.
+    pub valid: bool,
+    /// The scalar values, when valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scalars: Option<Vec<u32>>,
+    /// Bytes before the first ill-formed sequence, when invalid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_up_to: Option<usize>,
+    /// Maximal subpart length, or `null` for an incomplete end; when invalid.
+    #[serde(
+        default,
+        deserialize_with = "present_or_null",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub error_len: Option<Option<u8>>,
+    /// One U+FFFD per maximal subpart.
+    pub lossy: Vec<u32>,
+    /// What the case exercises.
+    pub note: String,
+}
+
+fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<u8>>, D::Error> {
+    Option::<u8>::deserialize(d).map(Some)
+}
+
+impl DecodeCase {
+    /// The input bytes (the hex was checked when the case was loaded).
+    pub fn input(&self) -> Vec<u8> {
+        hex::decode(&self.bytes).expect("hex checked at load time")
+    }
+
+    /// The expected outcome as an [`Answer`] with every field.
+    pub fn expected(&self) -> Answer {
+        Answer {
+            valid: Some(self.valid),
+            scalars: self.scalars.clone(),
+            valid_up_to: self.valid_up_to,
+            error_len: self.error_len,
+            lossy: Some(self.lossy.clone()),
+        }
+    }
+}
+
+/// An encode case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EncodeCase {
+    /// Stable, unique identifier.
+    pub id: String,
+    /// The number to encode.
+    pub scalar: u32,
+    /// The UTF-8 bytes, lowercase hex, when it is a scalar value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<String>,
+    /// `surrogate` or `out-of-range`, when it must be refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What the case exercises.
+    pub note: String,
+}
+
+/// Something wrong with a vector file: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VectorError {
+    /// The file.
+    pub file: PathBuf,
+    /// The case: `case "id"` or `case #index`, if the problem is in one.
+    pub case: Option<String>,
+    /// The field, if the problem is in one.
+    pub field: Option<String>,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl fmt::Display for VectorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(case) = &self.case {
+            write!(f, ": {case}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field {field:?}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for VectorError {}
+
+impl VectorFile {
+    /// The file's text: pretty-printed header, one case per line, a
+    /// trailing newline. Deterministic.
+    pub fn to_json(&self) -> String {
+        let string = |s: &str| serde_json::to_string(s).expect("strings serialise");
+        let mut out = String::new();
+        out.push_str("{\n");
+        out.push_str(&format!("  \"schema\": {},\n", self.schema));
+        out.push_str(&format!("  \"category\": {},\n", string(&self.category)));
+        out.push_str(&format!("  \"description\": {},\n", string(&self.description)));
+        out.push_str("  \"references\": [");
+        let refs: Vec<String> = self.references.iter().map(|r| string(r)).collect();
+        if !refs.is_empty() {
+            out.push_str(&format!("\n    {}\n  ", refs.join(",\n    ")));
+        }
+        out.push_str("],\n  \"cases\": [\n");
+        let cases: Vec<String> = self
+            .cases
+            .iter()
+            .map(|c| {
+                let json = match c {
+                    Case::Decode(d) => serde_json::to_string(d),
+                    Case::Encode(e) => serde_json::to_string(e),
+                };
+                format!("    {}", json.expect("cases serialise"))
+            })
+            .collect();
+        out.push_str(&cases.join(",\n"));
+        out.push_str("\n  ]\n}\n");
+        out
+    }
+
+    /// Parses and checks a file's text; `file` is only used in errors.
+    pub fn parse(file: &Path, text: &str) -> Result<VectorFile, VectorError> {
+        let err = |case: Option<String>, field: Option<&str>, message: String| VectorError {
+            file: file.to_path_buf(),
+            case,
+            field: field.map(str::to_string),
+            message,
+        };
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            err(None, None, format!("not valid JSON at line {}, column {}: {e}", e.line(), e.column()))
+        })?;
+        let Value::Object(top) = value else {
+            return Err(err(None, None, "the file must hold a JSON object".into()));
+        };
+        let field = |name: &str| {
+            top.get(name)
+                .ok_or_else(|| err(None, Some(name), "missing".into()))
+        };
+        let schema = field("schema")?
+            .as_u64()
+            .ok_or_else(|| err(None, Some("schema"), "must be a number".into()))?;
+        if schema != u64::from(SCHEMA_VERSION) {
+            return Err(err(
+                None,
+                Some("schema"),
+                format!("version {schema} is not supported (expected {SCHEMA_VERSION})"),
+            ));
+        }
+        let text_field = |name: &str| {
+            field(name)?
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| err(None, Some(name), "must be a string".into()))
+        };
+        let category = text_field("category")?;
+        let description = text_field("description")?;
+        let references = field("references")?
+            .as_array()
+            .and_then(|a| a.iter().map(|r| r.as_str().map(str::to_string)).collect())
+            .ok_or_else(|| err(None, Some("references"), "must be an array of strings".into()))?;
+        let raw_cases = field("cases")?
+            .as_array()
+            .ok_or_else(|| err(None, Some("cases"), "must be an array".into()))?;
+        let mut cases = Vec::with_capacity(raw_cases.len());
+        let mut seen = std::collections::HashSet::new();
+        for (index, raw) in raw_cases.iter().enumerate() {
+            let id = raw.get("id").and_then(Value::as_str);
+            let name = match id {
+                Some(id) => format!("case {id:?} (#{index})"),
+                None => format!("case #{index}"),
+            };
+            let case = parse_case(raw).map_err(|(f, m)| err(Some(name.clone()), f.as_deref(), m))?;
+            if !seen.insert(case.id().to_string()) {
+                return Err(err(Some(name), Some("id"), "duplicate id in this file".into()));
+            }
+            cases.push(case);
+        }
+        Ok(VectorFile {
+            schema: SCHEMA_VERSION,
+            category,
+            description,
+            references,
+            cases,
+        })
+    }
+}
+
+/// Parses one case; on error, the field (if known) and the message.
+fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
+    let is_encode = raw.get("scalar").is_some();
+    let serde_error = |e: serde_json::Error| {
+        // serde names the field in messages such as "missing field `valid`".
+        let text = e.to_string();
+        let field = text.split('`').nth(1).map(str::to_string);
+        (field, text)
+    };
+    if is_encode {
+        let case: EncodeCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
+        match (&case.bytes, &case.error) {
+            (Some(b), None) => {
+                let bytes = hex::decode(b).map_err(|e| (Some("bytes".into()), e.to_string()))?;
+                if !(1..=4).contains(&bytes.len()) {
+                    return Err((Some("bytes".into()), "must be 1 to 4 bytes".into()));
+                }
+            }
+            (None, Some(e)) if e == "surrogate" || e == "out-of-range" => {}
+            (None, Some(e)) => {
+                return Err((
+                    Some("error".into()),
+                    format!("{e:?} is not \"surrogate\" or \"out-of-range\""),
+                ))
+            }
+            _ => return Err((None, "needs exactly one of \"bytes\" and \"error\"".into())),
+        }
+        return Ok(Case::Encode(case));
+    }
+    let case: DecodeCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
+    let bytes = hex::decode(&case.bytes).map_err(|e| (Some("bytes".into()), e.to_string()))?;
+    if case.bytes.chars().any(|c| c.is_ascii_uppercase() || c == ' ' || c == '_') {
+        return Err((Some("bytes".into()), "must be lowercase hex without separators".into()));
+    }
+    if case.valid {
+        if case.scalars.is_none() {
+            return Err((Some("scalars".into()), "required when \"valid\" is true".into()));
+        }
+        if case.valid_up_to.is_some() || case.error_len.is_some() {
+            return Err((None, "valid_up_to and error_len are only for invalid input".into()));
+        }
+    } else {
+        if case.scalars.is_some() {
+            return Err((Some("scalars".into()), "only for valid input".into()));
+        }
+        let up_to = case
+            .valid_up_to
+            .ok_or((Some("valid_up_to".into()), "required when \"valid\" is false".into()))?;
+        if up_to >= bytes.len() {
+            return Err((
+                Some("valid_up_to".into()),
+                format!("{up_to} is not inside the {}-byte input", bytes.len()),
+            ));
+        }
+        match case.error_len {
+            None => return Err((Some("error_len".into()), "required when \"valid\" is false (null for an incomplete end)".into())),
+            Some(Some(n)) if !(1..=3).contains(&n) => {
+                return Err((Some("error_len".into()), format!("{n} is not 1, 2, 3 or null")))
+            }
+            _ => {}
+        }
+    }
+    let non_scalar = |v: &[u32]| v.iter().find(|&&c| char::from_u32(c).is_none()).copied();
+    for (name, list) in [("scalars", case.scalars.as_deref()), ("lossy", Some(&case.lossy[..]))] {
+        if let Some(bad) = list.and_then(non_scalar) {
+            return Err((Some(name.into()), format!("{bad} is not a Unicode scalar value")));
+        }
+    }
+    Ok(Case::Decode(case))
+}
+
+/// Reads every `*.json` file in `dir` except `schema.json`, sorted by name.
+pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, VectorFile)>, VectorError> {
+    let io_err = |path: &Path, e: std::io::Error| VectorError {
+        file: path.to_path_buf(),
+        case: None,
+        field: None,
+        message: format!("cannot read: {e}"),
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io_err(dir, e))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "schema.json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+            let file = VectorFile::parse(&path, &text)?;
+            Ok((path, file))
+        })
+        .collect()
+}
+
+/// Validates a file's JSON against [`SCHEMA_JSON`]; every violation, each
+/// with its JSON pointer.
+pub fn schema_violations(text: &str) -> Result<Vec<String>, String> {
+    let schema: Value = serde_json::from_str(SCHEMA_JSON).expect("the built-in schema is JSON");
+    let validator = jsonschema::draft202012::new(&schema)
+        .map_err(|e| format!("the built-in schema is invalid: {e}"))?;
+    let instance: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    Ok(validator
+        .iter_errors(&instance)
+        .map(|e| format!("{}: {}", e.instance_path(), e))
+        .collect())
+}

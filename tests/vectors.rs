@@ -1,0 +1,128 @@
+//! The committed vectors: fresh, schema-valid, and passed by every built-in
+//! decoder on every level it claims; malformed files are reported precisely.
+
+use std::path::Path;
+use utf8conform::oracles;
+use utf8conform::vectors::{self, generate, run, VectorFile};
+
+fn dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/vectors"))
+}
+
+#[test]
+fn committed_vectors_are_what_the_generator_makes() {
+    let generated = generate::all().expect("the generator agrees with every pinned expectation");
+    for file in &generated {
+        let path = dir().join(format!("{}.json", file.category));
+        let committed = std::fs::read_to_string(&path).expect("every category is committed");
+        assert!(committed == file.to_json(), "{} is stale: run `utf8conform vectors generate`", path.display());
+    }
+    let schema = std::fs::read_to_string(dir().join("schema.json")).unwrap();
+    assert_eq!(schema, vectors::SCHEMA_JSON);
+}
+
+#[test]
+fn every_file_follows_the_schema_and_parses() {
+    let files = vectors::load_dir(dir()).expect("all files load");
+    assert!(files.len() >= 10);
+    for (path, _) in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let violations = vectors::schema_violations(&text).unwrap();
+        assert!(violations.is_empty(), "{}: {violations:?}", path.display());
+    }
+}
+
+#[test]
+fn the_schema_rejects_what_it_should() {
+    let base = |case: &str| {
+        format!(r#"{{"schema":1,"category":"x","description":"d","references":[],"cases":[{case}]}}"#)
+    };
+    let good = r#"{"id":"a","bytes":"c080","valid":false,"valid_up_to":0,"error_len":1,"lossy":[65533,65533],"note":"n"}"#;
+    assert!(vectors::schema_violations(&base(good)).unwrap().is_empty());
+    for bad in [
+        // valid without scalars
+        r#"{"id":"a","bytes":"41","valid":true,"lossy":[65],"note":"n"}"#,
+        // invalid with scalars
+        r#"{"id":"a","bytes":"c0","valid":false,"valid_up_to":0,"error_len":1,"scalars":[],"lossy":[65533],"note":"n"}"#,
+        // uppercase hex
+        r#"{"id":"a","bytes":"C0","valid":false,"valid_up_to":0,"error_len":1,"lossy":[65533],"note":"n"}"#,
+        // error_len 4
+        r#"{"id":"a","bytes":"c0","valid":false,"valid_up_to":0,"error_len":4,"lossy":[65533],"note":"n"}"#,
+        // a surrogate in lossy output
+        r#"{"id":"a","bytes":"41","valid":true,"scalars":[65],"lossy":[55296],"note":"n"}"#,
+        // unknown field
+        r#"{"id":"a","bytes":"41","valid":true,"scalars":[65],"lossy":[65],"note":"n","x":1}"#,
+        // encode with both bytes and error
+        r#"{"id":"e","scalar":55296,"bytes":"eda080","error":"surrogate","note":"n"}"#,
+    ] {
+        assert!(!vectors::schema_violations(&base(bad)).unwrap().is_empty(), "accepted {bad}");
+    }
+}
+
+#[test]
+fn every_builtin_decoder_passes_every_claimed_level() {
+    let files: Vec<VectorFile> = vectors::load_dir(dir()).unwrap().into_iter().map(|(_, f)| f).collect();
+    let result = run::run(&files, &oracles::all_builtin());
+    let unexpected = result.unexpected();
+    let first: Vec<String> = result
+        .failures
+        .iter()
+        .take(10)
+        .map(|f| format!("{} {}/{}: {:?}", f.decoder, f.category, f.id, f.mismatch))
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:?}\n{}", first.join("\n"));
+    // Every decoder ran on every category it can: nothing was skipped.
+    for d in oracles::BUILTIN_NAMES {
+        let ran: usize = result.tallies.iter().filter(|((n, _), _)| n == d).map(|(_, t)| t.run).sum();
+        assert!(ran >= 5_900, "{d} ran only {ran} cases");
+    }
+}
+
+#[test]
+fn a_wrong_expectation_is_caught_by_the_runner() {
+    // Take a real case and corrupt its expectation: every decoder that
+    // claims the field must now fail it, proving the runner compares.
+    let mut files: Vec<VectorFile> = vectors::load_dir(dir()).unwrap().into_iter().map(|(_, f)| f).collect();
+    let file = files.iter_mut().find(|f| f.category == "rfc-examples").unwrap();
+    for case in &mut file.cases {
+        if let vectors::Case::Decode(d) = case {
+            if d.id == "rfc10-overlong-slash" {
+                d.valid_up_to = Some(2);
+            }
+        }
+    }
+    let result = run::run(&files, &oracles::all_builtin());
+    let failed: Vec<&str> = result.failures.iter().map(|f| f.decoder.as_str()).collect();
+    for d in ["reference", "codec", "std", "simdutf8-compat", "simdutf", "encoding_rs", "bstr"] {
+        assert!(failed.contains(&d), "{d} did not notice");
+    }
+    assert!(!failed.contains(&"simdutf8-basic"), "basic claims no position");
+}
+
+#[test]
+fn malformed_files_name_the_file_case_and_field() {
+    let path = Path::new("bad.json");
+    let header = r#"{"schema":1,"category":"x","description":"d","references":[],"cases":["#;
+    let cases = [
+        (r#"{"id":"a","bytes":"zz","valid":true,"scalars":[],"lossy":[],"note":"n"}"#, "bytes", "case \"a\" (#0)"),
+        (r#"{"id":"b","bytes":"41","valid":true,"lossy":[65],"note":"n"}"#, "scalars", "case \"b\" (#0)"),
+        (r#"{"id":"c","bytes":"c0","valid":false,"error_len":1,"lossy":[65533],"note":"n"}"#, "valid_up_to", "case \"c\""),
+        (r#"{"id":"d","bytes":"c0","valid":false,"valid_up_to":0,"lossy":[65533],"note":"n"}"#, "error_len", "case \"d\""),
+        (r#"{"bytes":"41","valid":true,"scalars":[65],"lossy":[65],"note":"n"}"#, "id", "case #0"),
+        (r#"{"id":"e","bytes":"41","valid":"yes","scalars":[65],"lossy":[65],"note":"n"}"#, "", "case \"e\""),
+    ];
+    for (case, field, where_) in cases {
+        let text = format!("{header}{case}]}}");
+        let e = VectorFile::parse(path, &text).expect_err(case);
+        let shown = e.to_string();
+        assert!(shown.starts_with("bad.json: "), "{shown}");
+        assert!(shown.contains(where_), "{shown}");
+        if !field.is_empty() {
+            assert_eq!(e.field.as_deref(), Some(field), "{shown}");
+        }
+    }
+    let e = VectorFile::parse(path, "{\"schema\": 2}").unwrap_err();
+    assert!(e.to_string().contains("version 2 is not supported"), "{e}");
+    let e = VectorFile::parse(path, "{ not json").unwrap_err();
+    assert!(e.to_string().contains("line 1"), "{e}");
+}
