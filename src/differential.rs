@@ -374,7 +374,11 @@ pub fn compare_encode(
 
 /// Compares a `stream`-capable decoder's answer for `chunks` with the
 /// expected one-shot answer; every mismatch is reported as [`Field::Chunking`].
-pub fn compare_chunked(decoder: &dyn Decoder, expected: &Answer, chunks: &[&[u8]]) -> Vec<Mismatch> {
+pub fn compare_chunked(
+    decoder: &dyn Decoder,
+    expected: &Answer,
+    chunks: &[&[u8]],
+) -> Vec<Mismatch> {
     match decoder.decode_chunks(chunks) {
         Ok(got) => compare(expected, &got, decoder.capabilities())
             .into_iter()

@@ -145,7 +145,9 @@ pub fn sweep(
                 let mut classes = per_class.lock().expect("no panic while locked");
                 let mut kept = examples.lock().expect("no panic while locked");
                 for d in found {
-                    let n = classes.entry((d.decoder.clone(), d.mismatch.field)).or_insert(0);
+                    let n = classes
+                        .entry((d.decoder.clone(), d.mismatch.field))
+                        .or_insert(0);
                     if *n < options.examples_per_class {
                         *n += 1;
                         kept.push(d);
@@ -200,10 +202,28 @@ mod tests {
         // two-byte: 128² ASCII pairs + 30 × 64 UTF8-2 sequences (C2–DF,
         // 80–BF) = 16,384 + 1,920 = 18,304.
         let decoders: Vec<Box<dyn Decoder>> = Vec::new();
-        let options = SweepOptions { max_len: 2, full_len: 0, examples_per_class: 1 };
+        let options = SweepOptions {
+            max_len: 2,
+            full_len: 0,
+            examples_per_class: 1,
+        };
         let result = sweep(&decoders, options, &|_| {});
-        assert_eq!(result.lengths[0], LengthStats { len: 1, total: 256, valid: 128 });
-        assert_eq!(result.lengths[1], LengthStats { len: 2, total: 65_536, valid: 18_304 });
+        assert_eq!(
+            result.lengths[0],
+            LengthStats {
+                len: 1,
+                total: 256,
+                valid: 128
+            }
+        );
+        assert_eq!(
+            result.lengths[1],
+            LengthStats {
+                len: 2,
+                total: 65_536,
+                valid: 18_304
+            }
+        );
     }
 
     #[test]
@@ -220,14 +240,24 @@ mod tests {
                 Capabilities::NONE.with(Capability::Validate)
             }
             fn decode(&self, _: &[u8]) -> Result<crate::outcome::Answer, crate::outcome::Failure> {
-                Ok(crate::outcome::Answer { valid: Some(true), ..Default::default() })
+                Ok(crate::outcome::Answer {
+                    valid: Some(true),
+                    ..Default::default()
+                })
             }
             fn verdict(&self, _: &[u8]) -> Option<Verdict> {
-                Some(Verdict { valid: true, ..Verdict::default() })
+                Some(Verdict {
+                    valid: true,
+                    ..Verdict::default()
+                })
             }
         }
         let decoders: Vec<Box<dyn Decoder>> = vec![Box::new(AcceptsEverything)];
-        let options = SweepOptions { max_len: 1, full_len: 1, examples_per_class: 3 };
+        let options = SweepOptions {
+            max_len: 1,
+            full_len: 1,
+            examples_per_class: 3,
+        };
         let result = sweep(&decoders, options, &|_| {});
         assert_eq!(result.divergence_count, 128); // every byte 80..=FF
         assert_eq!(result.examples.len(), 3);

@@ -15,7 +15,11 @@ fn committed_vectors_are_what_the_generator_makes() {
     for file in &generated {
         let path = dir().join(format!("{}.json", file.category));
         let committed = std::fs::read_to_string(&path).expect("every category is committed");
-        assert!(committed == file.to_json(), "{} is stale: run `utf8conform vectors generate`", path.display());
+        assert!(
+            committed == file.to_json(),
+            "{} is stale: run `utf8conform vectors generate`",
+            path.display()
+        );
     }
     let schema = std::fs::read_to_string(dir().join("schema.json")).unwrap();
     assert_eq!(schema, vectors::SCHEMA_JSON);
@@ -35,7 +39,9 @@ fn every_file_follows_the_schema_and_parses() {
 #[test]
 fn the_schema_rejects_what_it_should() {
     let base = |case: &str| {
-        format!(r#"{{"schema":1,"category":"x","description":"d","references":[],"cases":[{case}]}}"#)
+        format!(
+            r#"{{"schema":1,"category":"x","description":"d","references":[],"cases":[{case}]}}"#
+        )
     };
     let good = r#"{"id":"a","bytes":"c080","valid":false,"valid_up_to":0,"error_len":1,"lossy":[65533,65533],"note":"n"}"#;
     assert!(vectors::schema_violations(&base(good)).unwrap().is_empty());
@@ -55,13 +61,20 @@ fn the_schema_rejects_what_it_should() {
         // encode with both bytes and error
         r#"{"id":"e","scalar":55296,"bytes":"eda080","error":"surrogate","note":"n"}"#,
     ] {
-        assert!(!vectors::schema_violations(&base(bad)).unwrap().is_empty(), "accepted {bad}");
+        assert!(
+            !vectors::schema_violations(&base(bad)).unwrap().is_empty(),
+            "accepted {bad}"
+        );
     }
 }
 
 #[test]
 fn every_builtin_decoder_passes_every_claimed_level() {
-    let files: Vec<VectorFile> = vectors::load_dir(dir()).unwrap().into_iter().map(|(_, f)| f).collect();
+    let files: Vec<VectorFile> = vectors::load_dir(dir())
+        .unwrap()
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect();
     let result = run::run(&files, &oracles::all_builtin());
     let unexpected = result.unexpected();
     let first: Vec<String> = result
@@ -70,10 +83,19 @@ fn every_builtin_decoder_passes_every_claimed_level() {
         .take(10)
         .map(|f| format!("{} {}/{}: {:?}", f.decoder, f.category, f.id, f.mismatch))
         .collect();
-    assert!(unexpected.is_empty(), "{unexpected:?}\n{}", first.join("\n"));
+    assert!(
+        unexpected.is_empty(),
+        "{unexpected:?}\n{}",
+        first.join("\n")
+    );
     // Every decoder ran on every category it can: nothing was skipped.
     for d in oracles::BUILTIN_NAMES {
-        let ran: usize = result.tallies.iter().filter(|((n, _), _)| n == d).map(|(_, t)| t.run).sum();
+        let ran: usize = result
+            .tallies
+            .iter()
+            .filter(|((n, _), _)| n == d)
+            .map(|(_, t)| t.run)
+            .sum();
         assert!(ran >= 5_900, "{d} ran only {ran} cases");
     }
 }
@@ -82,8 +104,15 @@ fn every_builtin_decoder_passes_every_claimed_level() {
 fn a_wrong_expectation_is_caught_by_the_runner() {
     // Take a real case and corrupt its expectation: every decoder that
     // claims the field must now fail it, proving the runner compares.
-    let mut files: Vec<VectorFile> = vectors::load_dir(dir()).unwrap().into_iter().map(|(_, f)| f).collect();
-    let file = files.iter_mut().find(|f| f.category == "rfc-examples").unwrap();
+    let mut files: Vec<VectorFile> = vectors::load_dir(dir())
+        .unwrap()
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect();
+    let file = files
+        .iter_mut()
+        .find(|f| f.category == "rfc-examples")
+        .unwrap();
     for case in &mut file.cases {
         if let vectors::Case::Decode(d) = case {
             if d.id == "rfc10-overlong-slash" {
@@ -93,10 +122,21 @@ fn a_wrong_expectation_is_caught_by_the_runner() {
     }
     let result = run::run(&files, &oracles::all_builtin());
     let failed: Vec<&str> = result.failures.iter().map(|f| f.decoder.as_str()).collect();
-    for d in ["reference", "codec", "std", "simdutf8-compat", "simdutf", "encoding_rs", "bstr"] {
+    for d in [
+        "reference",
+        "codec",
+        "std",
+        "simdutf8-compat",
+        "simdutf",
+        "encoding_rs",
+        "bstr",
+    ] {
         assert!(failed.contains(&d), "{d} did not notice");
     }
-    assert!(!failed.contains(&"simdutf8-basic"), "basic claims no position");
+    assert!(
+        !failed.contains(&"simdutf8-basic"),
+        "basic claims no position"
+    );
 }
 
 #[test]
@@ -104,12 +144,36 @@ fn malformed_files_name_the_file_case_and_field() {
     let path = Path::new("bad.json");
     let header = r#"{"schema":1,"category":"x","description":"d","references":[],"cases":["#;
     let cases = [
-        (r#"{"id":"a","bytes":"zz","valid":true,"scalars":[],"lossy":[],"note":"n"}"#, "bytes", "case \"a\" (#0)"),
-        (r#"{"id":"b","bytes":"41","valid":true,"lossy":[65],"note":"n"}"#, "scalars", "case \"b\" (#0)"),
-        (r#"{"id":"c","bytes":"c0","valid":false,"error_len":1,"lossy":[65533],"note":"n"}"#, "valid_up_to", "case \"c\""),
-        (r#"{"id":"d","bytes":"c0","valid":false,"valid_up_to":0,"lossy":[65533],"note":"n"}"#, "error_len", "case \"d\""),
-        (r#"{"bytes":"41","valid":true,"scalars":[65],"lossy":[65],"note":"n"}"#, "id", "case #0"),
-        (r#"{"id":"e","bytes":"41","valid":"yes","scalars":[65],"lossy":[65],"note":"n"}"#, "", "case \"e\""),
+        (
+            r#"{"id":"a","bytes":"zz","valid":true,"scalars":[],"lossy":[],"note":"n"}"#,
+            "bytes",
+            "case \"a\" (#0)",
+        ),
+        (
+            r#"{"id":"b","bytes":"41","valid":true,"lossy":[65],"note":"n"}"#,
+            "scalars",
+            "case \"b\" (#0)",
+        ),
+        (
+            r#"{"id":"c","bytes":"c0","valid":false,"error_len":1,"lossy":[65533],"note":"n"}"#,
+            "valid_up_to",
+            "case \"c\"",
+        ),
+        (
+            r#"{"id":"d","bytes":"c0","valid":false,"valid_up_to":0,"lossy":[65533],"note":"n"}"#,
+            "error_len",
+            "case \"d\"",
+        ),
+        (
+            r#"{"bytes":"41","valid":true,"scalars":[65],"lossy":[65],"note":"n"}"#,
+            "id",
+            "case #0",
+        ),
+        (
+            r#"{"id":"e","bytes":"41","valid":"yes","scalars":[65],"lossy":[65],"note":"n"}"#,
+            "",
+            "case \"e\"",
+        ),
     ];
     for (case, field, where_) in cases {
         let text = format!("{header}{case}]}}");

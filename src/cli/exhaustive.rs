@@ -54,9 +54,18 @@ pub fn run(args: ExhaustiveArgs) -> CliResult {
     let result = pool.install(|| exhaustive::sweep(&decoders, options, &|n| bar.inc(n)));
     bar.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
-    println!("{:>6}  {:>14}  {:>14}  {:>14}", "length", "inputs", "valid", "invalid");
+    println!(
+        "{:>6}  {:>14}  {:>14}  {:>14}",
+        "length", "inputs", "valid", "invalid"
+    );
     for l in &result.lengths {
-        println!("{:>6}  {:>14}  {:>14}  {:>14}", l.len, l.total, l.valid, l.total - l.valid);
+        println!(
+            "{:>6}  {:>14}  {:>14}  {:>14}",
+            l.len,
+            l.total,
+            l.valid,
+            l.total - l.valid
+        );
     }
     for d in &result.examples {
         println!("\n{d}");

@@ -44,7 +44,11 @@ enum VectorsCommand {
 pub fn run(args: VectorsArgs) -> CliResult {
     match args.command {
         VectorsCommand::Generate { dir } => generate_files(&dir),
-        VectorsCommand::Check { dir, decoders, verbose } => check(&dir, &decoders, verbose),
+        VectorsCommand::Check {
+            dir,
+            decoders,
+            verbose,
+        } => check(&dir, &decoders, verbose),
     }
 }
 
@@ -62,7 +66,11 @@ fn generate_files(dir: &Path) -> CliResult {
         println!("{:>16}.json  {:>5} cases", f.category, f.cases.len());
         total += f.cases.len();
     }
-    println!("wrote {} files, {total} cases, to {}", files.len(), dir.display());
+    println!(
+        "wrote {} files, {total} cases, to {}",
+        files.len(),
+        dir.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -88,14 +96,21 @@ fn check(dir: &Path, decoder_list: &str, verbose: bool) -> CliResult {
     }
     match std::fs::read_to_string(dir.join("schema.json")) {
         Ok(text) if text == vectors::SCHEMA_JSON => {}
-        _ => problems.push(format!("{}: missing or stale", dir.join("schema.json").display())),
+        _ => problems.push(format!(
+            "{}: missing or stale",
+            dir.join("schema.json").display()
+        )),
     }
 
     // (2) Well-formed and schema-valid; this also reads files the generator
     // does not make (e.g. regressions.json).
     let files = vectors::load_dir(dir).map_err(|e| e.to_string())?;
     for (path, _) in &files {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
         if !expected_names.contains(&name) && name != "regressions.json" {
             problems.push(format!("{}: not made by the generator", path.display()));
         }
@@ -156,8 +171,17 @@ fn check(dir: &Path, decoder_list: &str, verbose: bool) -> CliResult {
     }
 }
 
-fn print_table(files: &[vectors::VectorFile], decoders: &[Box<dyn oracles::Decoder>], result: &run::VectorRun) {
-    let width = files.iter().map(|f| f.category.len()).max().unwrap_or(8).max(8);
+fn print_table(
+    files: &[vectors::VectorFile],
+    decoders: &[Box<dyn oracles::Decoder>],
+    result: &run::VectorRun,
+) {
+    let width = files
+        .iter()
+        .map(|f| f.category.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
     print!("{:width$}", "category");
     for d in decoders {
         print!("  {:>15}", d.name());
@@ -166,7 +190,10 @@ fn print_table(files: &[vectors::VectorFile], decoders: &[Box<dyn oracles::Decod
     for f in files {
         print!("{:width$}", f.category);
         for d in decoders {
-            let cell = match result.tallies.get(&(d.name().to_string(), f.category.clone())) {
+            let cell = match result
+                .tallies
+                .get(&(d.name().to_string(), f.category.clone()))
+            {
                 None => "n/a".to_string(),
                 Some(t) if t.failed == 0 => format!("pass {}", t.run),
                 Some(t) => format!("FAIL {}/{}", t.failed, t.run),

@@ -2,9 +2,7 @@
 
 use super::Decoder;
 use crate::codec;
-use crate::outcome::{
-    Answer, Capabilities, Capability, EncodeAnswer, Failure, Utf8Error, Verdict,
-};
+use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, Failure, Utf8Error, Verdict};
 use crate::reference;
 
 /// [`crate::reference`]: RFC 3629 §4 transliterated.
@@ -151,7 +149,9 @@ impl Decoder for StdDecoder {
     }
     fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
         Some(Verdict::from_result(
-            core::str::from_utf8(bytes).map(|_| ()).map_err(Utf8Error::from),
+            core::str::from_utf8(bytes)
+                .map(|_| ())
+                .map_err(Utf8Error::from),
         ))
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
@@ -397,9 +397,9 @@ impl Decoder for BstrDecoder {
     }
     fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
         use bstr::ByteSlice;
-        Some(Verdict::from_result(bytes.to_str().map(|_| ()).map_err(|e| {
-            Utf8Error::new(e.valid_up_to(), e.error_len().map(|n| n as u8))
-        })))
+        Some(Verdict::from_result(bytes.to_str().map(|_| ()).map_err(
+            |e| Utf8Error::new(e.valid_up_to(), e.error_len().map(|n| n as u8)),
+        )))
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         use bstr::ByteSlice;

@@ -83,7 +83,10 @@ impl Category {
                 }
                 _ => {}
             }
-            let lossy = reference::decode_lossy(&input.bytes).into_iter().map(u32::from).collect();
+            let lossy = reference::decode_lossy(&input.bytes)
+                .into_iter()
+                .map(u32::from)
+                .collect();
             let case = match strict {
                 Ok(chars) => DecodeCase {
                     id: input.id,
@@ -132,7 +135,8 @@ const RFC_3: &str = "RFC 3629 §3 (UTF-8 definition: the encoding table; surroga
 const RFC_4: &str = "RFC 3629 §4 (ABNF: UTF8-1, UTF8-2, UTF8-3, UTF8-4, UTF8-tail)";
 const RFC_6: &str = "RFC 3629 §6 (Byte order mark: U+FEFF is a character, not stripped)";
 const RFC_7: &str = "RFC 3629 §7 (Examples)";
-const RFC_10: &str = "RFC 3629 §10 (Security Considerations: overlongs, surrogates, above U+10FFFF)";
+const RFC_10: &str =
+    "RFC 3629 §10 (Security Considerations: overlongs, surrogates, above U+10FFFF)";
 const UNICODE_MAXIMAL: &str =
     "Unicode §3.9 D93b and 'U+FFFD Substitution of Maximal Subparts' (Tables 3-8 to 3-12)";
 const UNICODE_NONCHAR: &str = "Unicode §23.7 (Noncharacters are valid scalar values)";
@@ -161,7 +165,11 @@ fn boundaries() -> Category {
         Intent::AllValid,
     );
     for &(s, what) in EDGES {
-        c.add(format!("scalar-u+{s:04x}"), utf8(s), format!("U+{s:04X}: {what}"));
+        c.add(
+            format!("scalar-u+{s:04x}"),
+            utf8(s),
+            format!("U+{s:04X}: {what}"),
+        );
         c.add(
             format!("scalar-u+{s:04x}-in-text"),
             cat(&[b"a", &utf8(s), b"z"]),
@@ -170,11 +178,27 @@ fn boundaries() -> Category {
     }
     let bom = utf8(0xFEFF);
     c.add("bom-alone", bom.clone(), "U+FEFF alone: a character (§6)");
-    c.add("bom-start", cat(&[&bom, b"A"]), "BOM at the start is decoded, not stripped (§6)");
-    c.add("bom-middle", cat(&[b"A", &bom, b"B"]), "U+FEFF in the middle is ZERO WIDTH NO-BREAK SPACE (§6)");
-    c.add("bom-twice", cat(&[&bom, &bom]), "two BOMs: both are characters");
+    c.add(
+        "bom-start",
+        cat(&[&bom, b"A"]),
+        "BOM at the start is decoded, not stripped (§6)",
+    );
+    c.add(
+        "bom-middle",
+        cat(&[b"A", &bom, b"B"]),
+        "U+FEFF in the middle is ZERO WIDTH NO-BREAK SPACE (§6)",
+    );
+    c.add(
+        "bom-twice",
+        cat(&[&bom, &bom]),
+        "two BOMs: both are characters",
+    );
     for s in 0xFDD0..=0xFDEF {
-        c.add(format!("nonchar-u+{s:04x}"), utf8(s), format!("noncharacter U+{s:04X} (FDD0..FDEF): valid"));
+        c.add(
+            format!("nonchar-u+{s:04x}"),
+            utf8(s),
+            format!("noncharacter U+{s:04X} (FDD0..FDEF): valid"),
+        );
     }
     for plane in 0..=0x10u32 {
         for low in [0xFFFE, 0xFFFF] {
@@ -219,7 +243,11 @@ fn lead_bytes() -> Category {
         Intent::Mixed,
     );
     for b in 0..=0xFFu8 {
-        c.add(format!("alone-{b:02x}"), [b], format!("{b:02X} alone: {}", lead_class(b)));
+        c.add(
+            format!("alone-{b:02x}"),
+            [b],
+            format!("{b:02X} alone: {}", lead_class(b)),
+        );
     }
     for b in 0..=0xFFu8 {
         for t in TAIL_EDGES {
@@ -249,7 +277,11 @@ fn continuations() -> Category {
     c.add("lone-bf", [0xBF], "the highest continuation byte alone");
     for n in 1..=64usize {
         let run: Vec<u8> = (0..n).map(|i| 0x80 + (i % 64) as u8).collect();
-        c.add(format!("run-{n}"), run, format!("{n} continuation bytes 80, 81, … in a row: {n} × U+FFFD"));
+        c.add(
+            format!("run-{n}"),
+            run,
+            format!("{n} continuation bytes 80, 81, … in a row: {n} × U+FFFD"),
+        );
     }
     for (len, scalar) in [(1, 0x41), (2, 0x80), (3, 0x800), (4, 0x10000)] {
         for t in [0x80u8, 0xBF] {
@@ -267,8 +299,16 @@ fn continuations() -> Category {
             format!("U+10FFFF then {n} more continuation byte(s): a 5th+ byte is never part of a sequence"),
         );
     }
-    c.add("between-ascii", *b"a\x80b", "one continuation byte between ASCII letters");
-    c.add("between-ascii-2", *b"a\x80\xBFb", "two continuation bytes between ASCII letters");
+    c.add(
+        "between-ascii",
+        *b"a\x80b",
+        "one continuation byte between ASCII letters",
+    );
+    c.add(
+        "between-ascii-2",
+        *b"a\x80\xBFb",
+        "two continuation bytes between ASCII letters",
+    );
     c
 }
 
@@ -314,24 +354,43 @@ fn overlong() -> Category {
         }
     }
     for len in 2..=6 {
-        c.add(format!("overlong-nul-{len}"), encode_any(0, len), format!("U+0000 in {len} bytes"));
+        c.add(
+            format!("overlong-nul-{len}"),
+            encode_any(0, len),
+            format!("U+0000 in {len} bytes"),
+        );
     }
-    let max = [(2, 0x7F), (3, 0x7FF), (4, 0xFFFF), (5, 0x1F_FFFF), (6, 0x3FF_FFFF)];
+    let max = [
+        (2, 0x7F),
+        (3, 0x7FF),
+        (4, 0xFFFF),
+        (5, 0x1F_FFFF),
+        (6, 0x3FF_FFFF),
+    ];
     for (len, value) in max {
         c.add(
             format!("overlong-max-{len}"),
             encode_any(value, len),
-            format!("the largest overlong in {len} bytes (U+{value:04X}, which needs {} bytes)", len - 1),
+            format!(
+                "the largest overlong in {len} bytes (U+{value:04X}, which needs {} bytes)",
+                len - 1
+            ),
         );
     }
     for len in 2..=6 {
         c.add(
             format!("overlong-slash-{len}"),
             cat(&[b"a", &encode_any(0x2F, len), b"b"]),
-            format!("'/' (U+002F) in {len} bytes between ASCII: the path-traversal vector of RFC §10"),
+            format!(
+                "'/' (U+002F) in {len} bytes between ASCII: the path-traversal vector of RFC §10"
+            ),
         );
     }
-    c.add("rfc10-attack", *b"\x2F\xC0\xAE\x2E\x2F", "RFC 3629 §10: 2F C0 AE 2E 2F, an overlong '.' in '/../'");
+    c.add(
+        "rfc10-attack",
+        *b"\x2F\xC0\xAE\x2E\x2F",
+        "RFC 3629 §10: 2F C0 AE 2E 2F, an overlong '.' in '/../'",
+    );
     c
 }
 
@@ -343,7 +402,11 @@ fn surrogates() -> Category {
         Intent::AllInvalid,
     );
     for s in 0xD800..=0xDFFFu32 {
-        c.add(format!("surrogate-u+{s:04x}"), encode_any(s, 3), format!("U+{s:04X} (surrogate) in 3 bytes"));
+        c.add(
+            format!("surrogate-u+{s:04x}"),
+            encode_any(s, 3),
+            format!("U+{s:04X} (surrogate) in 3 bytes"),
+        );
     }
     c.add(
         "cesu8-rfc3-example",
@@ -362,9 +425,21 @@ fn surrogates() -> Category {
             format!("low U+{lo:04X} then high U+{hi:04X}"),
         );
     }
-    c.add("surrogate-then-ascii", cat(&[&encode_any(0xD800, 3), b"A"]), "U+D800 then 'A': 'A' survives");
-    c.add("ascii-then-surrogate", cat(&[b"A", &encode_any(0xDFFF, 3)]), "'A' then U+DFFF: valid_up_to 1");
-    c.add("surrogate-prefix-eda0", *b"\xED\xA0", "ED A0 at the end is not incomplete: no sequence starts ED A0");
+    c.add(
+        "surrogate-then-ascii",
+        cat(&[&encode_any(0xD800, 3), b"A"]),
+        "U+D800 then 'A': 'A' survives",
+    );
+    c.add(
+        "ascii-then-surrogate",
+        cat(&[b"A", &encode_any(0xDFFF, 3)]),
+        "'A' then U+DFFF: valid_up_to 1",
+    );
+    c.add(
+        "surrogate-prefix-eda0",
+        *b"\xED\xA0",
+        "ED A0 at the end is not incomplete: no sequence starts ED A0",
+    );
     c
 }
 
@@ -382,7 +457,11 @@ fn beyond_max() -> Category {
             format!("F4 {second:02X} 80 80: F4 allows only 80-8F next"),
         );
     }
-    c.add("f4-bf-bf-bf", [0xF4, 0xBF, 0xBF, 0xBF], "F4 BF BF BF (would be U+13FFFF)");
+    c.add(
+        "f4-bf-bf-bf",
+        [0xF4, 0xBF, 0xBF, 0xBF],
+        "F4 BF BF BF (would be U+13FFFF)",
+    );
     for (value, len) in [
         (0x11_0000u32, 4),
         (0x13_FFFF, 4),
@@ -404,7 +483,9 @@ fn beyond_max() -> Category {
             c.add(
                 format!("lead-{lead:02x}-3x{tail:02x}"),
                 [lead, tail, tail, tail],
-                format!("{lead:02X} {tail:02X} {tail:02X} {tail:02X}: a 4-byte form above U+10FFFF"),
+                format!(
+                    "{lead:02X} {tail:02X} {tail:02X} {tail:02X}: a 4-byte form above U+10FFFF"
+                ),
             );
         }
     }
@@ -427,14 +508,22 @@ fn beyond_max() -> Category {
         }
     }
     for lead in [0xFEu8, 0xFF] {
-        c.add(format!("{lead:02x}-alone"), [lead], format!("{lead:02X} never appears in UTF-8"));
+        c.add(
+            format!("{lead:02x}-alone"),
+            [lead],
+            format!("{lead:02X} never appears in UTF-8"),
+        );
         c.add(
             format!("{lead:02x}-then-6x80"),
             [lead, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80],
             format!("{lead:02X} then six continuation bytes"),
         );
     }
-    c.add("u+110000-then-ascii", cat(&[&encode_any(0x11_0000, 4), b"A"]), "U+110000 then 'A'");
+    c.add(
+        "u+110000-then-ascii",
+        cat(&[&encode_any(0x11_0000, 4), b"A"]),
+        "U+110000 then 'A'",
+    );
     c
 }
 
@@ -457,7 +546,10 @@ fn truncated() -> Category {
             c.add(
                 format!("{base}-end"),
                 cut.to_vec(),
-                format!("U+{s:04X} cut to {keep} of {} bytes ({shown}) at the end", full.len()),
+                format!(
+                    "U+{s:04X} cut to {keep} of {} bytes ({shown}) at the end",
+                    full.len()
+                ),
             );
             c.add(
                 format!("{base}-then-ascii"),
@@ -476,7 +568,11 @@ fn truncated() -> Category {
             );
         }
     }
-    c.add("two-truncations", *b"\xE0\xA0\xF0\x90\x80", "E0 A0 then F0 90 80: two maximal subparts");
+    c.add(
+        "two-truncations",
+        *b"\xE0\xA0\xF0\x90\x80",
+        "E0 A0 then F0 90 80: two maximal subparts",
+    );
     c
 }
 
@@ -513,18 +609,62 @@ fn replacement() -> Category {
         "Unicode Table 3-12 (truncated): one U+FFFD per truncated sequence",
     );
     let singles: [(&str, &[u8], &str); 12] = [
-        ("subpart-3-f1-80-80", b"\xF1\x80\x80A", "F1 80 80: one subpart of 3 bytes, then A"),
-        ("subpart-2-e1-80", b"\xE1\x80A", "E1 80: one subpart of 2 bytes, then A"),
+        (
+            "subpart-3-f1-80-80",
+            b"\xF1\x80\x80A",
+            "F1 80 80: one subpart of 3 bytes, then A",
+        ),
+        (
+            "subpart-2-e1-80",
+            b"\xE1\x80A",
+            "E1 80: one subpart of 2 bytes, then A",
+        ),
         ("subpart-1-c2", b"\xC2A", "C2 then A: one subpart of 1 byte"),
-        ("subpart-f0-80", b"\xF0\x80\x80\x80", "F0 80 80 80: F0 allows 90-BF next, so four subparts"),
-        ("subpart-f4-90", b"\xF4\x90\x80\x80", "F4 90 80 80: four subparts"),
-        ("subpart-e0-a0-c0", b"\xE0\xA0\xC0", "E0 A0 then C0: two subparts (E0 A0) and (C0)"),
-        ("subpart-c2-c2-80", b"\xC2\xC2\x80", "C2 then C2 80: one subpart, then U+0080"),
-        ("subpart-e1-e1-80-80", b"\xE1\xE1\x80\x80", "E1 then E1 80 80: one subpart, then U+1000"),
-        ("subpart-ed-9f-c0", b"\xED\x9F\xC0", "ED 9F (a valid prefix) then C0: two subparts"),
-        ("subpart-f1-80-e1-80-c2", b"\xF1\x80\xE1\x80\xC2", "three prefixes of decreasing length, at the end"),
-        ("subpart-run-of-leads", b"\xE1\xE1\xE1A", "three lone E1 leads: three subparts"),
-        ("subpart-incomplete-4", b"A\xF3\xBF\xBF", "F3 BF BF at the end: one U+FFFD for the incomplete sequence"),
+        (
+            "subpart-f0-80",
+            b"\xF0\x80\x80\x80",
+            "F0 80 80 80: F0 allows 90-BF next, so four subparts",
+        ),
+        (
+            "subpart-f4-90",
+            b"\xF4\x90\x80\x80",
+            "F4 90 80 80: four subparts",
+        ),
+        (
+            "subpart-e0-a0-c0",
+            b"\xE0\xA0\xC0",
+            "E0 A0 then C0: two subparts (E0 A0) and (C0)",
+        ),
+        (
+            "subpart-c2-c2-80",
+            b"\xC2\xC2\x80",
+            "C2 then C2 80: one subpart, then U+0080",
+        ),
+        (
+            "subpart-e1-e1-80-80",
+            b"\xE1\xE1\x80\x80",
+            "E1 then E1 80 80: one subpart, then U+1000",
+        ),
+        (
+            "subpart-ed-9f-c0",
+            b"\xED\x9F\xC0",
+            "ED 9F (a valid prefix) then C0: two subparts",
+        ),
+        (
+            "subpart-f1-80-e1-80-c2",
+            b"\xF1\x80\xE1\x80\xC2",
+            "three prefixes of decreasing length, at the end",
+        ),
+        (
+            "subpart-run-of-leads",
+            b"\xE1\xE1\xE1A",
+            "three lone E1 leads: three subparts",
+        ),
+        (
+            "subpart-incomplete-4",
+            b"A\xF3\xBF\xBF",
+            "F3 BF BF at the end: one U+FFFD for the incomplete sequence",
+        ),
     ];
     for (id, bytes, note) in singles {
         c.add(id, bytes, note);
@@ -544,13 +684,41 @@ fn rfc_examples() -> Category {
         *b"\x41\xE2\x89\xA2\xCE\x91\x2E",
         "§7: \"A<NOT IDENTICAL TO><ALPHA>.\" is 41 E2 89 A2 CE 91 2E",
     );
-    c.add("rfc7-korean", *b"\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4", "§7: Korean \"hangugeo\" is ED 95 9C EA B5 AD EC 96 B4");
-    c.add("rfc7-japanese", *b"\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E", "§7: Japanese \"nihongo\" is E6 97 A5 E6 9C AC E8 AA 9E");
-    c.add("rfc7-bom-u+233b4", *b"\xEF\xBB\xBF\xF0\xA3\x8E\xB4", "§7: U+233B4 preceded by a BOM is EF BB BF F0 A3 8E B4");
-    c.add("rfc7-u+233b4", *b"\xF0\xA3\x8E\xB4", "§7: U+233B4 (a Chinese character) is F0 A3 8E B4");
-    c.add("rfc3-overlong-nul", *b"\xC0\x80", "§3: a naive decoder may decode C0 80 into U+0000");
-    c.add("rfc3-cesu8-pair", *b"\xED\xA1\x8C\xED\xBE\xB4", "§3: or the surrogate pair ED A1 8C ED BE B4 into U+233B4");
-    c.add("rfc10-overlong-slash", *b"\x2F\xC0\xAE\x2E\x2F", "§10: 2F C0 AE 2E 2F, the overlong '.' of a '/../' attack");
+    c.add(
+        "rfc7-korean",
+        *b"\xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4",
+        "§7: Korean \"hangugeo\" is ED 95 9C EA B5 AD EC 96 B4",
+    );
+    c.add(
+        "rfc7-japanese",
+        *b"\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+        "§7: Japanese \"nihongo\" is E6 97 A5 E6 9C AC E8 AA 9E",
+    );
+    c.add(
+        "rfc7-bom-u+233b4",
+        *b"\xEF\xBB\xBF\xF0\xA3\x8E\xB4",
+        "§7: U+233B4 preceded by a BOM is EF BB BF F0 A3 8E B4",
+    );
+    c.add(
+        "rfc7-u+233b4",
+        *b"\xF0\xA3\x8E\xB4",
+        "§7: U+233B4 (a Chinese character) is F0 A3 8E B4",
+    );
+    c.add(
+        "rfc3-overlong-nul",
+        *b"\xC0\x80",
+        "§3: a naive decoder may decode C0 80 into U+0000",
+    );
+    c.add(
+        "rfc3-cesu8-pair",
+        *b"\xED\xA1\x8C\xED\xBE\xB4",
+        "§3: or the surrogate pair ED A1 8C ED BE B4 into U+233B4",
+    );
+    c.add(
+        "rfc10-overlong-slash",
+        *b"\x2F\xC0\xAE\x2E\x2F",
+        "§10: 2F C0 AE 2E 2F, the overlong '.' of a '/../' attack",
+    );
     c
 }
 
@@ -561,7 +729,13 @@ fn encode() -> Result<VectorFile, String> {
             Ok(b) => (Some(hex::encode(&b)), None),
             Err(e) => (None, Some(e.as_str().to_string())),
         };
-        cases.push(Case::Encode(EncodeCase { id, scalar, bytes, error, note }));
+        cases.push(Case::Encode(EncodeCase {
+            id,
+            scalar,
+            bytes,
+            error,
+            note,
+        }));
     };
     for &(s, what) in EDGES {
         add(format!("encode-u+{s:04x}"), s, format!("U+{s:04X}: {what}"));
@@ -580,10 +754,25 @@ fn encode() -> Result<VectorFile, String> {
         add(format!("encode-u+{s:04x}"), s, format!("U+{s:04X}: {what}"));
     }
     for s in [0xD800u32, 0xDBFF, 0xDC00, 0xDFFF] {
-        add(format!("encode-u+{s:04x}"), s, format!("U+{s:04X}: a surrogate, prohibited by §3"));
+        add(
+            format!("encode-u+{s:04x}"),
+            s,
+            format!("U+{s:04X}: a surrogate, prohibited by §3"),
+        );
     }
-    for v in [0x11_0000u32, 0x1F_FFFF, 0x20_0000, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF] {
-        add(format!("encode-0x{v:x}"), v, format!("0x{v:X}: above U+10FFFF (§3, §12)"));
+    for v in [
+        0x11_0000u32,
+        0x1F_FFFF,
+        0x20_0000,
+        0x7FFF_FFFF,
+        0x8000_0000,
+        0xFFFF_FFFF,
+    ] {
+        add(
+            format!("encode-0x{v:x}"),
+            v,
+            format!("0x{v:X}: above U+10FFFF (§3, §12)"),
+        );
     }
     Ok(VectorFile {
         schema: SCHEMA_VERSION,
@@ -617,7 +806,11 @@ pub fn all() -> Result<Vec<VectorFile>, String> {
     for f in &files {
         for case in &f.cases {
             if !ids.insert(case.id().to_string()) {
-                return Err(format!("duplicate case id {} (in {})", case.id(), f.category));
+                return Err(format!(
+                    "duplicate case id {} (in {})",
+                    case.id(),
+                    f.category
+                ));
             }
         }
     }
@@ -659,12 +852,18 @@ pub fn check_pins(files: &[VectorFile]) -> Result<(), String> {
                     return mismatch("lossy");
                 }
             }
-            (Case::Encode(e), Pin::Encode { scalar, bytes, error }) => {
+            (
+                Case::Encode(e),
+                Pin::Encode {
+                    scalar,
+                    bytes,
+                    error,
+                },
+            ) => {
                 if e.scalar != *scalar {
                     return mismatch("the scalar");
                 }
-                if e.bytes != bytes.map(|b| hex::encode(b)) || e.error.as_deref() != *error
-                {
+                if e.bytes != bytes.map(hex::encode) || e.error.as_deref() != *error {
                     return mismatch("the encoding");
                 }
             }

@@ -170,7 +170,10 @@ impl VectorFile {
         out.push_str("{\n");
         out.push_str(&format!("  \"schema\": {},\n", self.schema));
         out.push_str(&format!("  \"category\": {},\n", string(&self.category)));
-        out.push_str(&format!("  \"description\": {},\n", string(&self.description)));
+        out.push_str(&format!(
+            "  \"description\": {},\n",
+            string(&self.description)
+        ));
         out.push_str("  \"references\": [");
         let refs: Vec<String> = self.references.iter().map(|r| string(r)).collect();
         if !refs.is_empty() {
@@ -202,7 +205,15 @@ impl VectorFile {
             message,
         };
         let value: Value = serde_json::from_str(text).map_err(|e| {
-            err(None, None, format!("not valid JSON at line {}, column {}: {e}", e.line(), e.column()))
+            err(
+                None,
+                None,
+                format!(
+                    "not valid JSON at line {}, column {}: {e}",
+                    e.line(),
+                    e.column()
+                ),
+            )
         })?;
         let Value::Object(top) = value else {
             return Err(err(None, None, "the file must hold a JSON object".into()));
@@ -232,7 +243,13 @@ impl VectorFile {
         let references = field("references")?
             .as_array()
             .and_then(|a| a.iter().map(|r| r.as_str().map(str::to_string)).collect())
-            .ok_or_else(|| err(None, Some("references"), "must be an array of strings".into()))?;
+            .ok_or_else(|| {
+                err(
+                    None,
+                    Some("references"),
+                    "must be an array of strings".into(),
+                )
+            })?;
         let raw_cases = field("cases")?
             .as_array()
             .ok_or_else(|| err(None, Some("cases"), "must be an array".into()))?;
@@ -244,9 +261,14 @@ impl VectorFile {
                 Some(id) => format!("case {id:?} (#{index})"),
                 None => format!("case #{index}"),
             };
-            let case = parse_case(raw).map_err(|(f, m)| err(Some(name.clone()), f.as_deref(), m))?;
+            let case =
+                parse_case(raw).map_err(|(f, m)| err(Some(name.clone()), f.as_deref(), m))?;
             if !seen.insert(case.id().to_string()) {
-                return Err(err(Some(name), Some("id"), "duplicate id in this file".into()));
+                return Err(err(
+                    Some(name),
+                    Some("id"),
+                    "duplicate id in this file".into(),
+                ));
             }
             cases.push(case);
         }
@@ -291,23 +313,37 @@ fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
     }
     let case: DecodeCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
     let bytes = hex::decode(&case.bytes).map_err(|e| (Some("bytes".into()), e.to_string()))?;
-    if case.bytes.chars().any(|c| c.is_ascii_uppercase() || c == ' ' || c == '_') {
-        return Err((Some("bytes".into()), "must be lowercase hex without separators".into()));
+    if case
+        .bytes
+        .chars()
+        .any(|c| c.is_ascii_uppercase() || c == ' ' || c == '_')
+    {
+        return Err((
+            Some("bytes".into()),
+            "must be lowercase hex without separators".into(),
+        ));
     }
     if case.valid {
         if case.scalars.is_none() {
-            return Err((Some("scalars".into()), "required when \"valid\" is true".into()));
+            return Err((
+                Some("scalars".into()),
+                "required when \"valid\" is true".into(),
+            ));
         }
         if case.valid_up_to.is_some() || case.error_len.is_some() {
-            return Err((None, "valid_up_to and error_len are only for invalid input".into()));
+            return Err((
+                None,
+                "valid_up_to and error_len are only for invalid input".into(),
+            ));
         }
     } else {
         if case.scalars.is_some() {
             return Err((Some("scalars".into()), "only for valid input".into()));
         }
-        let up_to = case
-            .valid_up_to
-            .ok_or((Some("valid_up_to".into()), "required when \"valid\" is false".into()))?;
+        let up_to = case.valid_up_to.ok_or((
+            Some("valid_up_to".into()),
+            "required when \"valid\" is false".into(),
+        ))?;
         if up_to >= bytes.len() {
             return Err((
                 Some("valid_up_to".into()),
@@ -315,17 +351,31 @@ fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
             ));
         }
         match case.error_len {
-            None => return Err((Some("error_len".into()), "required when \"valid\" is false (null for an incomplete end)".into())),
+            None => {
+                return Err((
+                    Some("error_len".into()),
+                    "required when \"valid\" is false (null for an incomplete end)".into(),
+                ))
+            }
             Some(Some(n)) if !(1..=3).contains(&n) => {
-                return Err((Some("error_len".into()), format!("{n} is not 1, 2, 3 or null")))
+                return Err((
+                    Some("error_len".into()),
+                    format!("{n} is not 1, 2, 3 or null"),
+                ))
             }
             _ => {}
         }
     }
     let non_scalar = |v: &[u32]| v.iter().find(|&&c| char::from_u32(c).is_none()).copied();
-    for (name, list) in [("scalars", case.scalars.as_deref()), ("lossy", Some(&case.lossy[..]))] {
+    for (name, list) in [
+        ("scalars", case.scalars.as_deref()),
+        ("lossy", Some(&case.lossy[..])),
+    ] {
         if let Some(bad) = list.and_then(non_scalar) {
-            return Err((Some(name.into()), format!("{bad} is not a Unicode scalar value")));
+            return Err((
+                Some(name.into()),
+                format!("{bad} is not a Unicode scalar value"),
+            ));
         }
     }
     Ok(Case::Decode(case))

@@ -78,7 +78,11 @@ impl VectorRun {
         self.failed_levels
             .iter()
             .map(|(d, levels)| {
-                let bad: Vec<char> = levels.iter().copied().filter(|&l| known(d, l).is_none()).collect();
+                let bad: Vec<char> = levels
+                    .iter()
+                    .copied()
+                    .filter(|&l| known(d, l).is_none())
+                    .collect();
                 (d.clone(), bad)
             })
             .filter(|(_, bad)| !bad.is_empty())
@@ -90,7 +94,10 @@ impl VectorRun {
 pub fn run(files: &[VectorFile], decoders: &[Box<dyn Decoder>]) -> VectorRun {
     let mut result = VectorRun::default();
     for decoder in decoders {
-        result.failed_levels.entry(decoder.name().to_string()).or_default();
+        result
+            .failed_levels
+            .entry(decoder.name().to_string())
+            .or_default();
         for file in files {
             run_file(file, decoder.as_ref(), &mut result);
         }
@@ -102,26 +109,27 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
     let caps = decoder.capabilities();
     let name = decoder.name().to_string();
     let mut tally = Tally::default();
-    let mut record = |id: &str, input: String, mismatches: Vec<Mismatch>, result: &mut VectorRun| {
-        tally.run += 1;
-        if !mismatches.is_empty() {
-            tally.failed += 1;
-        }
-        for mismatch in mismatches {
-            result
-                .failed_levels
-                .entry(name.clone())
-                .or_default()
-                .insert(mismatch.field.level());
-            result.failures.push(CaseFailure {
-                decoder: name.clone(),
-                category: file.category.clone(),
-                id: id.to_string(),
-                input: input.clone(),
-                mismatch,
-            });
-        }
-    };
+    let mut record =
+        |id: &str, input: String, mismatches: Vec<Mismatch>, result: &mut VectorRun| {
+            tally.run += 1;
+            if !mismatches.is_empty() {
+                tally.failed += 1;
+            }
+            for mismatch in mismatches {
+                result
+                    .failed_levels
+                    .entry(name.clone())
+                    .or_default()
+                    .insert(mismatch.field.level());
+                result.failures.push(CaseFailure {
+                    decoder: name.clone(),
+                    category: file.category.clone(),
+                    id: id.to_string(),
+                    input: input.clone(),
+                    mismatch,
+                });
+            }
+        };
     let decode_cases: Vec<_> = file
         .cases
         .iter()
@@ -181,10 +189,17 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
                     got: failure.to_string(),
                 }],
             };
-            record(&case.id, format!("U+{:04X}", case.scalar), mismatches, result);
+            record(
+                &case.id,
+                format!("U+{:04X}", case.scalar),
+                mismatches,
+                result,
+            );
         }
     }
     if tally.run > 0 {
-        result.tallies.insert((name.clone(), file.category.clone()), tally);
+        result
+            .tallies
+            .insert((name.clone(), file.category.clone()), tally);
     }
 }
