@@ -28,6 +28,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod codec;
 pub mod differential;
 pub mod exhaustive;
@@ -37,4 +38,5 @@ pub mod oracles;
 pub mod outcome;
 pub mod protocol;
 pub mod reference;
+pub mod report;
 pub mod vectors;

@@ -2,6 +2,7 @@
 //! becomes one line on stderr and exit status 2; a finding (a divergence)
 //! is exit status 1.
 
+mod audit;
 mod decode;
 mod diff;
 mod exhaustive;
@@ -28,6 +29,29 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Audit decoders — every built-in one and every adapter that can run
+    /// here, by default — against the vectors, an exhaustive sweep and a
+    /// differential campaign; classify each (levels V P S R C E, replacement
+    /// policy, RFC 3629 §10 flags, BOM) and write reports/ (report.json,
+    /// summary.md, index.html, junit.xml).
+    ///
+    /// Exit status 1 when a decoder documented as conformant fails a level.
+    ///
+    /// Examples:
+    ///   utf8conform audit
+    ///   utf8conform audit -d std -d python-bytes-decode --out /tmp/r
+    ///   utf8conform audit -d mine --cmd "python3 my_adapter.py" --expect-conformant
+    #[command(verbatim_doc_comment)]
+    Audit(Box<audit::AuditArgs>),
+    /// Re-render summary.md, index.html and junit.xml from a report.json.
+    Report {
+        /// The report.json to read.
+        #[arg(long, default_value = "reports/report.json")]
+        from: std::path::PathBuf,
+        /// Where to write.
+        #[arg(long, default_value = "reports")]
+        out: std::path::PathBuf,
+    },
     /// List the built-in decoders with their versions and capabilities.
     Decoders,
     /// Decode one input with one or more decoders and show each outcome.
@@ -75,6 +99,8 @@ pub fn run(cli: Cli) -> CliResult {
             list_decoders();
             Ok(ExitCode::SUCCESS)
         }
+        Command::Audit(args) => audit::run(*args),
+        Command::Report { from, out } => audit::rerender(&from, &out),
         Command::Decode(args) => decode::run(args),
         Command::Serve { decoder } => {
             let decoder = oracles::builtin(&decoder).ok_or_else(|| unknown_decoder(&decoder))?;

@@ -8,6 +8,7 @@
 //! must show up as disagreeing.
 
 mod builtin;
+pub mod process;
 
 pub use builtin::{
     BstrDecoder, CodecDecoder, EncodingRsDecoder, ReferenceDecoder, Simdutf8BasicDecoder,
@@ -60,6 +61,10 @@ pub trait Decoder: Send + Sync {
     fn verdict(&self, bytes: &[u8]) -> Option<Verdict> {
         let _ = bytes;
         None
+    }
+    /// How many times the decoder had to be restarted (external decoders).
+    fn restarts(&self) -> u32 {
+        0
     }
     /// Decodes many inputs; external decoders override this to pipeline.
     fn decode_batch(&self, inputs: &[&[u8]]) -> Vec<Result<Answer, Failure>> {

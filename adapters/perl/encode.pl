@@ -1,0 +1,155 @@
+#!/usr/bin/perl
+# Perl's Encode module as utf8conform decoders (docs/protocol.md).
+#
+# Usage: perl adapters/perl/encode.pl [perl-encode-utf8-strict | perl-encode-utf8-lax]
+#
+#   perl-encode-utf8-strict   Encode's 'UTF-8' (the strict one, per Encode's
+#                             "UTF-8 vs. utf8 vs. UTF8" docs)
+#   perl-encode-utf8-lax      Encode's 'utf8' (Perl's own lax, extended form)
+#
+# Library calls and what each capability maps to (ENC is 'UTF-8' or 'utf8'):
+#
+#   validate, decode
+#       Encode::decode(ENC, $bytes, FB_CROAK | LEAVE_SRC): valid when it
+#       returns (scalars: ord of each character), invalid when it dies.
+#   position
+#       Encode::decode(ENC, $copy, FB_QUIET): "return the portion of the data
+#       that has been processed so far when an error occurs. The data
+#       argument is overwritten with everything after that point; that is,
+#       the unprocessed portion": valid_up_to = length(bytes) - length($copy).
+#   subpart
+#       error_len null when Encode::decode(ENC, $copy, FB_CROAK |
+#       STOP_AT_PARTIAL) returns without dying but leaves bytes unprocessed:
+#       Encode stopped at a partial character at the end, waiting for more
+#       (the mode PerlIO uses for streams). Otherwise error_len is the number
+#       of bytes Encode hands to a CHECK coderef on its first call: Encode
+#       documents that a decode fallback "takes a list of ordinal values" -
+#       the bytes it found malformed (the same bytes its FB_CROAK message
+#       quotes, e.g. 'UTF-8 "\xC0\xAF" does not map to Unicode').
+#   lossy
+#       Encode::decode(ENC, $bytes, FB_DEFAULT | LEAVE_SRC): "replace any
+#       malformed character with ... U+FFFD".
+#   encode
+#       Encode::encode(ENC, chr($n), FB_CROAK | LEAVE_SRC). Perl's chr() takes
+#       any value here (Perl strings hold code points beyond Unicode), so the
+#       encoder alone decides. Its error ('"\x{d800}" does not map to UTF-8')
+#       gives no reason: "refused".
+#
+# All four decode fields and encode come from Encode itself: "strict",
+# "lossy", "encode" are claimed.
+use strict;
+use warnings;
+no warnings qw(utf8 surrogate nonchar non_unicode portable);
+
+use B ();
+use Encode ();
+use JSON::PP ();
+
+my %variants = (
+    'perl-encode-utf8-strict' => 'UTF-8',
+    'perl-encode-utf8-lax'    => 'utf8',
+);
+my $name = $ARGV[0] // 'perl-encode-utf8-strict';
+my $enc = $variants{$name}
+  or die "usage: $0 [" . join('|', sort keys %variants) . "]\n";
+
+my $json = JSON::PP->new->allow_nonref;
+
+sub code_points { [ map { ord } split //, $_[0] ] }
+
+# The response fields for one decode request, as [key, value] pairs in order.
+sub decode_fields {
+    my ($bytes) = @_;
+    my @fields;
+    my $text;
+    if (eval { $text = Encode::decode($enc, $bytes, Encode::FB_CROAK | Encode::LEAVE_SRC); 1 }) {
+        push @fields, [valid => JSON::PP::true], [scalars => code_points($text)];
+    } else {
+        push @fields, [valid => JSON::PP::false];
+
+        my $rest = $bytes;
+        Encode::decode($enc, $rest, Encode::FB_QUIET);
+        push @fields, [valid_up_to => length($bytes) - length($rest)];
+
+        my $tail = $bytes;
+        my $partial = eval {
+            Encode::decode($enc, $tail, Encode::FB_CROAK | Encode::STOP_AT_PARTIAL);
+            1;
+        } && length($tail) > 0;
+        if ($partial) {
+            push @fields, [error_len => undef];
+        } else {
+            my $first;
+            Encode::decode($enc, my $copy = $bytes, sub { $first //= scalar @_; "\x{FFFD}" });
+            push @fields, [error_len => $first] if defined $first;
+        }
+    }
+    push @fields, [lossy => code_points(Encode::decode($enc, $bytes, Encode::FB_DEFAULT | Encode::LEAVE_SRC))];
+    return @fields;
+}
+
+sub encode_fields {
+    my ($n) = @_;
+    my $out;
+    return [error => 'refused']
+      unless eval { $out = Encode::encode($enc, chr($n), Encode::FB_CROAK | Encode::LEAVE_SRC); 1 };
+    return [bytes => unpack('H*', $out)];
+}
+
+# A JSON integer (not a string, not a float with a fraction) in range.
+sub is_scalar_value {
+    my ($v) = @_;
+    return 0 if !defined $v || ref $v;
+    my $flags = B::svref_2object(\$v)->FLAGS;
+    return 0 unless $flags & (B::SVf_IOK | B::SVf_NOK) and !($flags & B::SVf_POK);
+    return "$v" =~ /\A(?:0|[1-9][0-9]{0,9})\z/ && $v <= 4294967295;
+}
+
+sub respond {
+    my ($id, @fields) = @_;
+    my $line = '{"id":' . $json->encode($id);
+    $line .= ',"' . $_->[0] . '":' . $json->encode($_->[1]) for @fields;
+    print $line, "}\n";
+}
+
+sub bad { respond($_[0], [error => "bad request: $_[1]"]) }
+
+binmode STDIN;
+binmode STDOUT;
+$| = 1;    # flush after every print
+
+print JSON::PP->new->canonical->encode({
+    hello => {
+        name         => $name,
+        version      => "Encode $Encode::VERSION, perl " . sprintf('%vd', $^V),
+        capabilities => [qw(strict lossy encode)],
+    },
+}), "\n";
+
+while (my $line = <STDIN>) {
+    $line =~ s/\r?\n\z//;
+    my $req = eval { $json->decode($line) };
+    if (!defined $req && $@) { bad(undef, 'not JSON'); next }
+    if (ref $req ne 'HASH') { bad(undef, 'not a JSON object'); next }
+    if (!exists $req->{id}) { bad(undef, 'missing id'); next }
+    my $id = $req->{id};
+    my $op = $req->{op};
+    if (!exists $req->{op}) { bad($id, 'missing op'); next }
+    if (defined $op && !ref $op && $op eq 'decode') {
+        if (!exists $req->{bytes}) { bad($id, 'missing bytes'); next }
+        my $hex = $req->{bytes};
+        if (!defined $hex || ref $hex || $hex !~ /\A(?:[0-9a-fA-F]{2})*\z/) {
+            bad($id, 'bad hex in bytes');
+            next;
+        }
+        respond($id, decode_fields(pack 'H*', $hex));
+    } elsif (defined $op && !ref $op && $op eq 'encode') {
+        if (!is_scalar_value($req->{scalar})) {
+            bad($id, 'scalar must be an integer 0..=4294967295');
+            next;
+        }
+        respond($id, encode_fields($req->{scalar}));
+    } else {
+        bad($id, 'unknown op');
+    }
+}
