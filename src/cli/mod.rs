@@ -6,6 +6,7 @@ mod audit;
 mod decode;
 mod diff;
 mod exhaustive;
+mod promote;
 mod vectors;
 
 use clap::{Parser, Subcommand};
@@ -43,6 +44,10 @@ enum Command {
     ///   utf8conform audit -d mine --cmd "python3 my_adapter.py" --expect-conformant
     #[command(verbatim_doc_comment)]
     Audit(Box<audit::AuditArgs>),
+    /// Turn a fuzzer crash or divergence input into a case in
+    /// vectors/regressions.json (expectations from the reference), so
+    /// `vectors check` and `cargo test` guard it from then on.
+    Promote(promote::PromoteArgs),
     /// Re-render summary.md, index.html and junit.xml from a report.json.
     Report {
         /// The report.json to read.
@@ -100,6 +105,7 @@ pub fn run(cli: Cli) -> CliResult {
             Ok(ExitCode::SUCCESS)
         }
         Command::Audit(args) => audit::run(*args),
+        Command::Promote(args) => promote::run(args),
         Command::Report { from, out } => audit::rerender(&from, &out),
         Command::Decode(args) => decode::run(args),
         Command::Serve { decoder } => {

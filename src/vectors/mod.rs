@@ -14,6 +14,7 @@
 
 pub mod generate;
 pub mod pinned;
+pub mod promote;
 pub mod run;
 
 use crate::hex;
