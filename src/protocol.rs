@@ -148,8 +148,11 @@ pub struct Response {
 }
 
 /// `"error_len": null` is an answer (incomplete input), unlike a missing
-/// field: keep the two apart.
-fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<u8>>, D::Error> {
+/// field: keep the two apart. Used with `#[serde(default)]`, so an absent
+/// field is `None` and a present one (`null` included) is `Some`.
+pub(crate) fn present_or_null<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<u8>>, D::Error> {
     Option::<u8>::deserialize(d).map(Some)
 }
 

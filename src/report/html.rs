@@ -39,17 +39,8 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(h, "<h1>UTF-8 conformance audit</h1>");
     let _ = writeln!(
         h,
-        "<div class=\"meta\">{} · {} · {} · {:.1} s · {} vector cases · exhaustive ≤ {} bytes (built-in) / ≤ {} (external) · differential {} / {} inputs, seed {}</div>",
-        escape(&report.tool),
-        escape(&report.generated_at),
-        escape(&report.machine),
-        report.wall_seconds,
-        report.options.vector_cases,
-        report.options.builtin_exhaustive_len,
-        report.options.external_exhaustive_len,
-        report.options.builtin_diff_inputs,
-        report.options.external_diff_inputs,
-        report.options.seed
+        "<div class=\"meta\">{}</div>",
+        escape(&report.run_line())
     );
     summary(&mut h, report);
     matrix(&mut h, report);

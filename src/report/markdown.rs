@@ -9,20 +9,7 @@ use std::fmt::Write;
 pub fn render(report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# UTF-8 conformance audit\n");
-    let _ = writeln!(
-        s,
-        "{} · {} · {} · {:.1} s wall time  \n{} vector cases; exhaustive sweep of every input up to {} bytes (built-in) / {} bytes (external); differential campaign of {} / {} inputs (seed {}).\n",
-        report.tool,
-        report.generated_at,
-        report.machine,
-        report.wall_seconds,
-        report.options.vector_cases,
-        report.options.builtin_exhaustive_len,
-        report.options.external_exhaustive_len,
-        report.options.builtin_diff_inputs,
-        report.options.external_diff_inputs,
-        report.options.seed
-    );
+    let _ = writeln!(s, "{}\n", report.run_line());
     let _ = writeln!(
         s,
         "Levels (✓ pass, ✗ fail, · not claimed): {}.\n",

@@ -113,6 +113,27 @@ pub struct DecoderReport {
     pub seconds: f64,
 }
 
+impl Report {
+    /// One line saying what was run: tool, time, machine, wall time and the
+    /// size of each stage.
+    pub fn run_line(&self) -> String {
+        let o = &self.options;
+        format!(
+            "{} · {} · {} · {:.1} s · {} vector cases · exhaustive ≤ {} bytes (built-in) / ≤ {} (external) · differential {} / {} inputs, seed {}",
+            self.tool,
+            self.generated_at,
+            self.machine,
+            self.wall_seconds,
+            o.vector_cases,
+            o.builtin_exhaustive_len,
+            o.external_exhaustive_len,
+            o.builtin_diff_inputs,
+            o.external_diff_inputs,
+            o.seed
+        )
+    }
+}
+
 impl DecoderReport {
     /// Failed levels the audit's exit status gates on.
     pub fn gated_failures(&self) -> Vec<&str> {

@@ -19,7 +19,7 @@ pub mod run;
 
 use crate::hex;
 use crate::outcome::Answer;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -84,7 +84,7 @@ pub struct DecodeCase {
     /// Maximal subpart length, or `null` for an incomplete end; when invalid.
     #[serde(
         default,
-        deserialize_with = "present_or_null",
+        deserialize_with = "crate::protocol::present_or_null",
         skip_serializing_if = "Option::is_none"
     )]
     pub error_len: Option<Option<u8>>,
@@ -92,10 +92,6 @@ pub struct DecodeCase {
     pub lossy: Vec<u32>,
     /// What the case exercises.
     pub note: String,
-}
-
-fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<u8>>, D::Error> {
-    Option::<u8>::deserialize(d).map(Some)
 }
 
 impl DecodeCase {
