@@ -48,7 +48,7 @@ pub fn decode(text: &str) -> Result<Vec<u8>, HexError> {
         .enumerate()
         .filter(|&(_, c)| c != ' ' && c != '_')
         .collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(HexError::OddLength(digits.len()));
     }
     let value = |(index, found): (usize, char)| {

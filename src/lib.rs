@@ -36,6 +36,7 @@ pub mod generate;
 pub mod hex;
 pub mod oracles;
 pub mod outcome;
+pub mod properties;
 pub mod protocol;
 pub mod reference;
 pub mod report;

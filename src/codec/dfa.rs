@@ -90,6 +90,12 @@ pub(crate) fn next(state: u32, byte: u8) -> u32 {
     ((TRANSITIONS[byte as usize] >> state) & 63) as u32
 }
 
+/// Every state but `ERROR`.
+#[cfg(test)]
+pub(crate) fn live_states() -> impl Iterator<Item = u32> {
+    STATES.into_iter().filter(|&s| s != ERROR)
+}
+
 /// The payload bits of a lead byte (RFC 3629 §3's x bits): 0xxxxxxx,
 /// 110xxxxx, 1110xxxx or 11110xxx. For a byte that cannot lead, the value is
 /// meaningless and never used (the DFA goes to `ERROR`).

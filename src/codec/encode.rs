@@ -64,16 +64,36 @@ impl std::error::Error for EncodeFailure {}
 /// assert_eq!(codec::encode_utf32(&[0x41, 0x110000]).unwrap_err().index, 1);
 /// ```
 pub fn encode_utf32(scalars: &[u32]) -> Result<Vec<u8>, EncodeFailure> {
-    let mut out = Vec::with_capacity(scalars.len());
-    for (index, &scalar) in scalars.iter().enumerate() {
+    super::active().encode_utf32(scalars)
+}
+
+/// The scalar encoder: appends the UTF-8 form of `scalars` to `out`, or
+/// fails at the first value that is not a scalar (what was encoded before it
+/// stays in `out`). Runs of ASCII go eight values per test.
+#[inline]
+pub(crate) fn encode_scalars(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+    out.reserve(scalars.len());
+    let mut at = 0;
+    while at < scalars.len() {
+        while let Some(eight) = scalars.get(at..at + 8) {
+            if eight.iter().fold(0, |acc, &s| acc | s) >= 0x80 {
+                break;
+            }
+            out.extend(eight.iter().map(|&s| s as u8));
+            at += 8;
+        }
+        let Some(&scalar) = scalars.get(at) else {
+            break;
+        };
         if scalar < 0x80 {
             out.push(scalar as u8);
-            continue;
+        } else {
+            match encode_scalar(scalar) {
+                Ok(encoded) => out.extend_from_slice(encoded.as_bytes()),
+                Err(error) => return Err(EncodeFailure { index: at, error }),
+            }
         }
-        match encode_scalar(scalar) {
-            Ok(encoded) => out.extend_from_slice(encoded.as_bytes()),
-            Err(error) => return Err(EncodeFailure { index, error }),
-        }
+        at += 1;
     }
-    Ok(out)
+    Ok(())
 }

@@ -14,15 +14,15 @@
 //!   (that byte may begin a new character: `E1 80 41` is FFFD then `A`),
 //!   or after it if it was the lead itself.
 
-use super::{ascii, dfa};
+use super::{ascii, dfa, Ready};
 use crate::outcome::{Utf8Error, REPLACEMENT};
 
 /// Where decoded code points go.
 pub(crate) trait Sink {
     /// One scalar value (always a valid scalar: the DFA admits no other).
     fn push_scalar(&mut self, scalar: u32);
-    /// A run of ASCII bytes.
-    fn push_ascii(&mut self, ascii: &[u8]);
+    /// Well-formed text, decoded with `kernel`.
+    fn push_text(&mut self, text: &str, kernel: Ready);
 }
 
 impl Sink for Vec<u32> {
@@ -31,19 +31,8 @@ impl Sink for Vec<u32> {
         self.push(scalar);
     }
     #[inline]
-    fn push_ascii(&mut self, ascii: &[u8]) {
-        self.extend(ascii.iter().map(|&b| u32::from(b)));
-    }
-}
-
-impl Sink for Vec<char> {
-    #[inline]
-    fn push_scalar(&mut self, scalar: u32) {
-        self.push(char::from_u32(scalar).expect("the DFA admits only scalar values"));
-    }
-    #[inline]
-    fn push_ascii(&mut self, ascii: &[u8]) {
-        self.extend(ascii.iter().map(|&b| char::from(b)));
+    fn push_text(&mut self, text: &str, kernel: Ready) {
+        kernel.decode_valid(text, self);
     }
 }
 
@@ -53,8 +42,8 @@ impl Sink for String {
         self.push(char::from_u32(scalar).expect("the DFA admits only scalar values"));
     }
     #[inline]
-    fn push_ascii(&mut self, ascii: &[u8]) {
-        self.extend(ascii.iter().map(|&b| char::from(b)));
+    fn push_text(&mut self, text: &str, _: Ready) {
+        self.push_str(text);
     }
 }
 
@@ -65,9 +54,18 @@ pub(crate) enum Mode {
     Lossy,
 }
 
+/// How much the fast path validates before handing the text to the sink:
+/// small enough that decoding finds it still in the L1/L2 cache, large
+/// enough that the per-call cost vanishes.
+pub(crate) const SPAN: usize = 16 * 1024;
+
+/// The span validated first after an ill-formed sequence (lossy mode).
+const SHORT_SPAN: usize = 128;
+
 /// Decoding state carried from one chunk to the next.
 #[derive(Clone, Debug)]
 pub(crate) struct Engine {
+    kernel: Ready,
     mode: Mode,
     state: u32,
     scalar: u32,
@@ -77,70 +75,176 @@ pub(crate) struct Engine {
     offset: usize,
     /// The strict error, once one was found; the engine then stops.
     error: Option<Utf8Error>,
+    /// Whether the last span ended in an ill-formed sequence.
+    after_error: bool,
 }
 
 impl Engine {
-    pub(crate) fn new(mode: Mode) -> Engine {
+    pub(crate) fn new(kernel: Ready, mode: Mode) -> Engine {
         Engine {
+            kernel,
             mode,
             state: dfa::ACCEPT,
             scalar: 0,
             start: 0,
             offset: 0,
             error: None,
+            after_error: false,
         }
     }
 
     /// Decodes `chunk`, which continues whatever was fed before.
+    ///
+    /// Between characters the chunk goes through the kernel's fast path: the
+    /// SIMD validator finds whether the next span is well-formed and, if
+    /// not, exactly where the first maximal subpart is; the well-formed text
+    /// before it goes to the sink in one piece (a copy, or the kernel's
+    /// decoder). Only a character cut by the chunk's end, and the bytes that
+    /// complete it in the next chunk, take the byte-at-a-time DFA path.
     pub(crate) fn feed<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) -> Result<(), Utf8Error> {
         if let Some(e) = self.error {
             return Err(e);
         }
+        let len = chunk.len();
         let mut at = 0;
-        while at < chunk.len() {
-            if self.state == dfa::ACCEPT {
-                let end = ascii::skip(chunk, at);
+        while at < len {
+            if self.state != dfa::ACCEPT {
+                // Finish (or break) the character held from the last chunk.
+                at = self.step(chunk, at, sink)?;
+                continue;
+            }
+            if self.after_error {
+                // Just after an ill-formed sequence, errors are likely near:
+                // cross the ASCII run with the inline word-at-a-time skipper
+                // (cheaper than a validator call for a few dozen bytes), and
+                // replace lone bytes directly. A continuation byte, or one
+                // that can never occur (C0, C1, F5-FF), at a character
+                // boundary is always a 1-byte maximal subpart: a broken
+                // character leaves such bytes behind.
+                let limit = if len - at > SHORT_SPAN {
+                    at + SHORT_SPAN
+                } else {
+                    len
+                };
+                let end = ascii::skip(&chunk[..limit], at);
                 if end > at {
-                    sink.push_ascii(&chunk[at..end]);
+                    // SAFETY: bytes below 0x80 are each a whole character.
+                    let ascii = unsafe { core::str::from_utf8_unchecked(&chunk[at..end]) };
+                    sink.push_text(ascii, self.kernel);
                     at = end;
-                    continue;
                 }
-                self.start = self.offset + at;
-            }
-            let byte = chunk[at];
-            let next = dfa::next(self.state, byte);
-            if next == dfa::ERROR {
-                let matched = self.offset + at - self.start;
-                match self.mode {
-                    Mode::Strict => {
-                        let e = Utf8Error::new(self.start, Some(matched.max(1) as u8));
-                        self.error = Some(e);
-                        self.offset += chunk.len();
-                        return Err(e);
-                    }
-                    Mode::Lossy => {
+                match chunk.get(at) {
+                    None => break,
+                    Some(&b) if b & 0xC0 == 0x80 || matches!(b, 0xC0 | 0xC1 | 0xF5..=0xFF) => {
                         sink.push_scalar(REPLACEMENT as u32);
-                        self.state = dfa::ACCEPT;
-                        if matched == 0 {
-                            at += 1; // the lead byte itself was the subpart
+                        at += 1;
+                        continue;
+                    }
+                    // A long ASCII run: back to long spans.
+                    Some(_) if at == limit => self.after_error = false,
+                    Some(_) => {}
+                }
+            }
+            // Just after an ill-formed sequence, look at a short span first:
+            // errors cluster, and the validator's 256-byte stride would
+            // re-check text past the next error each time.
+            let span_len = if self.after_error { SHORT_SPAN } else { SPAN };
+            let end = if len - at > span_len {
+                at + span_len
+            } else {
+                len
+            };
+            let span = &chunk[at..end];
+            match self.kernel.validate(span) {
+                Ok(()) => {
+                    self.after_error = false;
+                    // SAFETY: the kernel validated exactly these bytes (the
+                    // kernels equal the reference on every input of up to 3
+                    // bytes at every block offset: tests/kernels.rs).
+                    sink.push_text(unsafe { core::str::from_utf8_unchecked(span) }, self.kernel);
+                    at = end;
+                }
+                Err(e) => {
+                    let bad = at + e.valid_up_to();
+                    // SAFETY: the `valid_up_to` bytes before an error are
+                    // well-formed (Utf8Error's contract, as above).
+                    let text = unsafe { core::str::from_utf8_unchecked(&chunk[at..bad]) };
+                    sink.push_text(text, self.kernel);
+                    match e.error_len() {
+                        // The span ends inside a character. If the chunk goes
+                        // on, look again from its lead; if not, hold it.
+                        None if end < len => {
+                            at = bad;
+                            self.after_error = false;
                         }
-                        continue; // otherwise re-read `byte` as a new start
+                        None => {
+                            at = bad;
+                            while at < len {
+                                at = self.step(chunk, at, sink)?;
+                            }
+                        }
+                        Some(n) => {
+                            self.after_error = true;
+                            self.start = self.offset + bad;
+                            self.ill_formed(usize::from(n), len, sink)?;
+                            at = bad + usize::from(n);
+                        }
                     }
                 }
             }
-            self.scalar = if self.state == dfa::ACCEPT {
-                dfa::lead_bits(byte)
-            } else {
-                (self.scalar << 6) | u32::from(byte & 0x3F)
-            };
-            self.state = next;
-            if next == dfa::ACCEPT {
-                sink.push_scalar(self.scalar);
-            }
-            at += 1;
         }
-        self.offset += chunk.len();
+        self.offset += len;
         Ok(())
+    }
+
+    /// A maximal subpart of `matched` bytes starts at `self.start`: strict
+    /// mode stops, lossy mode emits one U+FFFD.
+    fn ill_formed<S: Sink>(
+        &mut self,
+        matched: usize,
+        chunk_len: usize,
+        sink: &mut S,
+    ) -> Result<(), Utf8Error> {
+        self.state = dfa::ACCEPT;
+        match self.mode {
+            Mode::Strict => {
+                let e = Utf8Error::new(self.start, Some(matched as u8));
+                self.error = Some(e);
+                self.offset += chunk_len;
+                Err(e)
+            }
+            Mode::Lossy => {
+                sink.push_scalar(REPLACEMENT as u32);
+                Ok(())
+            }
+        }
+    }
+
+    /// One DFA step on `chunk[at]`; returns where to go on.
+    fn step<S: Sink>(&mut self, chunk: &[u8], at: usize, sink: &mut S) -> Result<usize, Utf8Error> {
+        if self.state == dfa::ACCEPT {
+            self.start = self.offset + at;
+        }
+        let byte = chunk[at];
+        let next = dfa::next(self.state, byte);
+        if next == dfa::ERROR {
+            let matched = self.offset + at - self.start;
+            self.ill_formed(matched.max(1), chunk.len(), sink)?;
+            // A non-empty subpart ends before `byte`, which may begin a new
+            // character: read it again. Otherwise the lead itself was the
+            // subpart.
+            return Ok(if matched == 0 { at + 1 } else { at });
+        }
+        self.scalar = if self.state == dfa::ACCEPT {
+            dfa::lead_bits(byte)
+        } else {
+            (self.scalar << 6) | u32::from(byte & 0x3F)
+        };
+        self.state = next;
+        if next == dfa::ACCEPT {
+            sink.push_scalar(self.scalar);
+        }
+        Ok(at + 1)
     }
 
     /// Ends the input: an unfinished character is an incomplete sequence
@@ -170,8 +274,13 @@ impl Engine {
 }
 
 /// Decodes all of `bytes` in one go.
-pub(crate) fn decode_all<S: Sink>(bytes: &[u8], mode: Mode, sink: &mut S) -> Result<(), Utf8Error> {
-    let mut engine = Engine::new(mode);
+pub(crate) fn decode_all<S: Sink>(
+    kernel: Ready,
+    bytes: &[u8],
+    mode: Mode,
+    sink: &mut S,
+) -> Result<(), Utf8Error> {
+    let mut engine = Engine::new(kernel, mode);
     engine.feed(bytes, sink)?;
     engine.finish(sink)
 }

@@ -9,58 +9,295 @@
 //! * `ascii` — the word-at-a-time ASCII skipper;
 //! * `validate` — the yes/no hot loop and the exact-error slow loop;
 //! * `engine` — one decoding loop for strict, lossy and streaming decode;
-//! * `encode`, `stream` — the public encode and streaming APIs.
+//! * `encode`, `stream` — the public encode and streaming APIs;
+//! * `decode` — the scalar decoder of well-formed text (a `&str`);
+//! * `lookup` — Keiser & Lemire's nibble tables, derived from §4;
+//! * `x86` — the SIMD kernels (AVX-512BW and its VBMI2 variant, AVX2,
+//!   SSE4.1).
 //!
-//! Validation goes through a [`Kernel`] chosen once per process. Today there
-//! is one portable kernel, `scalar`; SIMD kernels slot in beside it and the
-//! dispatcher picks the best the CPU supports (or the one named by the
-//! `UTF8CONFORM_KERNEL` environment variable, so tests can pin each).
+//! **Kernels.** Each [`Kernel`] is one instruction set's validator, decoder
+//! of well-formed text and encoder. Everything else is written once on top
+//! of those three: strict, lossy and streaming decoding all run the
+//! [`engine`](self) (validate a span with the kernel, hand the well-formed
+//! text to the output in one piece, let the scalar DFA handle only
+//! ill-formed bytes and characters cut by a chunk boundary). A process uses
+//! one kernel, chosen once: the best the CPU supports, or the one named by
+//! the `UTF8CONFORM_KERNEL` environment variable, so that
+//! `UTF8CONFORM_KERNEL=sse4.1 cargo test` runs the whole suite on SSE4.1.
+//! Each kernel can also be called directly through its methods, which is
+//! how `tests/kernels.rs` checks every kernel the CPU has.
 
 mod ascii;
+mod decode;
 mod dfa;
 mod encode;
 mod engine;
+mod lookup;
 mod stream;
 mod validate;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod x86;
 
 pub use encode::{encode_scalar, encode_utf32, EncodeFailure, Encoded};
 pub use stream::StreamDecoder;
 
 use crate::outcome::Utf8Error;
 use engine::Mode;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
-/// One implementation of validation, for one instruction set.
+/// One implementation of the codec's hot loops, for one instruction set.
+///
+/// The three function pointers are `unsafe fn` because a SIMD kernel's code
+/// may only run on a CPU that has its instructions; the contract of each is
+/// "call only once `available()` returned true". [`Ready`] is the proof of
+/// that check, and the only way this module calls them.
 #[derive(Debug)]
 pub struct Kernel {
-    /// Short name, e.g. `scalar`; what `UTF8CONFORM_KERNEL` selects.
+    /// Short name, e.g. `avx512`; what `UTF8CONFORM_KERNEL` selects.
     pub name: &'static str,
     /// Whether this CPU can run it.
     pub available: fn() -> bool,
-    validate: fn(&[u8]) -> Result<(), Utf8Error>,
+    validate: unsafe fn(&[u8]) -> Verdict,
+    decode_valid: unsafe fn(&str, &mut Vec<u32>),
+    encode: unsafe fn(&[u32], &mut Vec<u8>) -> Result<(), EncodeFailure>,
+}
+
+/// A validation result in one register (`u64::MAX`: well-formed; otherwise
+/// `valid_up_to` in bits 0..56 and `error_len`, 0 for `None`, in bits
+/// 56..64), for the call through the kernel table: a `Result<(), Utf8Error>`
+/// would come back through memory, written a byte at a time and read 16 at
+/// a time, and the store-forwarding stall costs more than validating 64
+/// bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Verdict(u64);
+
+impl Verdict {
+    const OK: u64 = u64::MAX;
+    const POSITION: u64 = (1 << 56) - 1;
+
+    #[inline]
+    pub(crate) fn pack(result: Result<(), Utf8Error>) -> Verdict {
+        match result {
+            Ok(()) => Verdict(Verdict::OK),
+            Err(e) => {
+                // Slices are at most isize::MAX bytes, and x86-64 user space
+                // is below 2^56 even with 5-level paging.
+                let at = e.valid_up_to() as u64;
+                assert!(at <= Verdict::POSITION, "input beyond 2^56 bytes");
+                Verdict(at | u64::from(e.error_len().unwrap_or(0)) << 56)
+            }
+        }
+    }
+
+    #[inline]
+    fn unpack(self) -> Result<(), Utf8Error> {
+        if self.0 == Verdict::OK {
+            return Ok(());
+        }
+        let len = (self.0 >> 56) as u8;
+        Err(Utf8Error::new(
+            (self.0 & Verdict::POSITION) as usize,
+            (len != 0).then_some(len),
+        ))
+    }
+}
+
+/// A kernel whose `available()` returned true: its functions may be called.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ready(&'static Kernel);
+
+impl Ready {
+    /// Checks availability once.
+    ///
+    /// # Panics
+    /// If the CPU lacks the kernel's instructions.
+    fn new(kernel: &'static Kernel) -> Ready {
+        assert!(
+            (kernel.available)(),
+            "kernel {} unavailable on this CPU",
+            kernel.name
+        );
+        Ready(kernel)
+    }
+
+    #[inline]
+    pub(crate) fn validate(self, bytes: &[u8]) -> Result<(), Utf8Error> {
+        // SAFETY: a `Ready` is only built by `Ready::new`, after `available()`
+        // returned true; a CPU does not lose features while a process runs.
+        unsafe { (self.0.validate)(bytes) }.unpack()
+    }
+
+    #[inline]
+    pub(crate) fn decode_valid(self, text: &str, out: &mut Vec<u32>) {
+        // SAFETY: as in `validate`: the kernel is available.
+        unsafe { (self.0.decode_valid)(text, out) }
+    }
+
+    #[inline]
+    fn encode(self, scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+        // SAFETY: as in `validate`: the kernel is available.
+        unsafe { (self.0.encode)(scalars, out) }
+    }
+
+    fn decode_utf32(self, bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
+        // At most one value per byte, + the decoders' 64 lanes of slack, so
+        // the buffer is allocated once.
+        let mut out = Vec::with_capacity(bytes.len() + 64);
+        if bytes.len() <= engine::SPAN {
+            // Small enough to stay in cache between the two passes: validate
+            // all, then decode all, without the engine's bookkeeping.
+            self.validate(bytes)?;
+            // SAFETY: the kernel validated exactly these bytes.
+            self.decode_valid(unsafe { core::str::from_utf8_unchecked(bytes) }, &mut out);
+            return Ok(out);
+        }
+        engine::decode_all(self, bytes, Mode::Strict, &mut out).map(|()| out)
+    }
+
+    fn decode_chars(self, bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
+        // Same layout, so this collects in place; the check is a compare per
+        // value, and keeps `char`'s invariant free of any `unsafe`.
+        self.decode_utf32(bytes).map(|v| {
+            v.into_iter()
+                .map(|u| char::from_u32(u).expect("decoders emit only scalar values"))
+                .collect()
+        })
+    }
+
+    fn decode_lossy(self, bytes: &[u8]) -> String {
+        // Well-formed input (the common case) is one validation and one copy.
+        // Each U+FFFD takes 3 bytes for the 1 to 3 it replaces: room for a
+        // few percent of ill-formed bytes saves copying the whole output.
+        let mut out = String::with_capacity(bytes.len() + bytes.len() / 16 + 16);
+        let from = match self.validate(bytes) {
+            Ok(()) => {
+                // SAFETY: the kernel validated exactly these bytes.
+                out.push_str(unsafe { core::str::from_utf8_unchecked(bytes) });
+                return out;
+            }
+            Err(e) => e.valid_up_to(),
+        };
+        // SAFETY: the `valid_up_to` bytes before an error are well-formed.
+        out.push_str(unsafe { core::str::from_utf8_unchecked(&bytes[..from]) });
+        // Lossy output does not depend on offsets: go on from the error.
+        let result = engine::decode_all(self, &bytes[from..], Mode::Lossy, &mut out);
+        debug_assert!(result.is_ok(), "lossy decoding cannot fail");
+        out
+    }
+
+    fn decode_lossy_utf32(self, bytes: &[u8]) -> Vec<u32> {
+        // Each U+FFFD also stands for at least one byte.
+        let mut out = Vec::with_capacity(bytes.len() + 64);
+        let result = engine::decode_all(self, bytes, Mode::Lossy, &mut out);
+        debug_assert!(result.is_ok(), "lossy decoding cannot fail");
+        out
+    }
+
+    fn encode_utf32(self, scalars: &[u32]) -> Result<Vec<u8>, EncodeFailure> {
+        let mut out = Vec::with_capacity(4 * scalars.len() + 64);
+        self.encode(scalars, &mut out).map(|()| out)
+    }
 }
 
 impl Kernel {
     /// Validates with this kernel, whatever the dispatcher would choose.
     ///
     /// # Panics
-    /// If the CPU lacks the kernel's instructions (check `available`).
-    pub fn validate(&self, bytes: &[u8]) -> Result<(), Utf8Error> {
-        assert!(
-            (self.available)(),
-            "kernel {} unavailable on this CPU",
-            self.name
-        );
-        (self.validate)(bytes)
+    /// If the CPU lacks the kernel's instructions (check `available`); so do
+    /// the other methods.
+    pub fn validate(&'static self, bytes: &[u8]) -> Result<(), Utf8Error> {
+        Ready::new(self).validate(bytes)
+    }
+
+    /// [`decode_utf32`] with this kernel.
+    pub fn decode_utf32(&'static self, bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
+        Ready::new(self).decode_utf32(bytes)
+    }
+
+    /// [`decode_chars`] with this kernel.
+    pub fn decode_chars(&'static self, bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
+        Ready::new(self).decode_chars(bytes)
+    }
+
+    /// [`decode_lossy`] with this kernel.
+    pub fn decode_lossy(&'static self, bytes: &[u8]) -> String {
+        Ready::new(self).decode_lossy(bytes)
+    }
+
+    /// [`decode_lossy_utf32`] with this kernel.
+    pub fn decode_lossy_utf32(&'static self, bytes: &[u8]) -> Vec<u32> {
+        Ready::new(self).decode_lossy_utf32(bytes)
+    }
+
+    /// [`encode_utf32`] with this kernel.
+    pub fn encode_utf32(&'static self, scalars: &[u32]) -> Result<Vec<u8>, EncodeFailure> {
+        Ready::new(self).encode_utf32(scalars)
+    }
+
+    /// A strict [`StreamDecoder`] with this kernel.
+    pub fn stream_strict(&'static self) -> StreamDecoder {
+        StreamDecoder::with(Ready::new(self), Mode::Strict)
+    }
+
+    /// A lossy [`StreamDecoder`] with this kernel.
+    pub fn stream_lossy(&'static self) -> StreamDecoder {
+        StreamDecoder::with(Ready::new(self), Mode::Lossy)
     }
 }
 
+/// The scalar kernel's validator, as the kernel table stores it.
+fn scalar_validate(bytes: &[u8]) -> Verdict {
+    Verdict::pack(validate::validate_scalar(bytes))
+}
+
+/// The scalar kernel's decoder, as the kernel table stores it.
+fn scalar_decode_valid(text: &str, out: &mut Vec<u32>) {
+    decode::decode_valid_scalar(text, out);
+}
+
 /// Every kernel compiled in, best first.
-pub static KERNELS: &[Kernel] = &[Kernel {
-    name: "scalar",
-    available: || true,
-    validate: validate::validate_scalar,
-}];
+pub static KERNELS: &[Kernel] = &[
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    Kernel {
+        name: "avx512vbmi2",
+        available: x86::avx512::available_vbmi2,
+        validate: x86::avx512::validate,
+        decode_valid: x86::avx512::decode_valid,
+        encode: x86::avx512::encode_vbmi2,
+    },
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    Kernel {
+        name: "avx512",
+        available: x86::avx512::available,
+        validate: x86::avx512::validate,
+        decode_valid: x86::avx512::decode_valid,
+        encode: x86::avx512::encode,
+    },
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    Kernel {
+        name: "avx2",
+        available: x86::avx2::available,
+        validate: x86::avx2::validate,
+        decode_valid: x86::avx2::decode_valid,
+        encode: x86::avx2::encode,
+    },
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    Kernel {
+        name: "sse4.1",
+        available: x86::sse41::available,
+        validate: x86::sse41::validate,
+        decode_valid: x86::sse41::decode_valid,
+        encode: x86::sse41::encode,
+    },
+    Kernel {
+        name: "scalar",
+        available: || true,
+        validate: scalar_validate,
+        decode_valid: scalar_decode_valid,
+        encode: encode::encode_scalars,
+    },
+];
 
 /// The kernel in use: `UTF8CONFORM_KERNEL` if set (it must name an available
 /// kernel), otherwise the first available one in [`KERNELS`].
@@ -70,15 +307,23 @@ pub static KERNELS: &[Kernel] = &[Kernel {
 /// silently falling back would make a test believe it covered a kernel it
 /// did not run.
 pub fn active_kernel() -> &'static Kernel {
-    static ACTIVE: OnceLock<&'static Kernel> = OnceLock::new();
-    ACTIVE.get_or_init(|| match std::env::var("UTF8CONFORM_KERNEL") {
+    active().0
+}
+
+/// [`active_kernel`], checked.
+#[inline]
+pub(crate) fn active() -> Ready {
+    static ACTIVE: OnceLock<Ready> = OnceLock::new();
+    *ACTIVE.get_or_init(|| match std::env::var("UTF8CONFORM_KERNEL") {
         Ok(name) => KERNELS
             .iter()
             .find(|k| k.name == name && (k.available)())
+            .map(Ready::new)
             .unwrap_or_else(|| panic!("UTF8CONFORM_KERNEL={name}: no such kernel available")),
         Err(_) => KERNELS
             .iter()
             .find(|k| (k.available)())
+            .map(Ready::new)
             .expect("the scalar kernel is always available"),
     })
 }
@@ -93,13 +338,39 @@ pub fn active_kernel() -> &'static Kernel {
 /// ```
 #[inline]
 pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
-    (active_kernel().validate)(bytes)
+    let validate = VALIDATE.load(Ordering::Relaxed);
+    // SAFETY: VALIDATE only ever holds `detect_and_validate` or the
+    // `validate` of the kernel `active()` returned, whose `available()` was
+    // checked (a `Ready`); both are `unsafe fn(&[u8]) -> Verdict`, and a
+    // function pointer survives the round trip through `*mut ()`.
+    let validate =
+        unsafe { core::mem::transmute::<*mut (), unsafe fn(&[u8]) -> Verdict>(validate) };
+    // SAFETY: as above, the kernel is available on this CPU.
+    unsafe { validate(bytes) }.unpack()
+}
+
+/// The active kernel's validator, for the hottest entry point: one load and
+/// one indirect call (through `active()` it is three dependent loads, which
+/// shows at 64-byte inputs). It starts as [`detect_and_validate`].
+static VALIDATE: AtomicPtr<()> = AtomicPtr::new(detect_and_validate as *mut ());
+
+/// The first call: chooses the kernel, remembers its validator, validates.
+fn detect_and_validate(bytes: &[u8]) -> Verdict {
+    let kernel = active();
+    VALIDATE.store(kernel.0.validate as *mut (), Ordering::Relaxed);
+    Verdict::pack(kernel.validate(bytes))
 }
 
 /// Decodes to scalar values, or the first error.
+///
+/// ```
+/// use utf8conform::codec;
+/// assert_eq!(codec::decode_chars("é!".as_bytes()).unwrap(), ['é', '!']);
+/// let err = codec::decode_chars(b"a\xED\xA0\x80").unwrap_err(); // a surrogate
+/// assert_eq!((err.valid_up_to(), err.error_len()), (1, Some(1)));
+/// ```
 pub fn decode_chars(bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
-    let mut out = Vec::with_capacity(bytes.len());
-    engine::decode_all(bytes, Mode::Strict, &mut out).map(|()| out)
+    active().decode_chars(bytes)
 }
 
 /// Decodes to UTF-32, or the first error.
@@ -109,8 +380,7 @@ pub fn decode_chars(bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
 /// assert_eq!(codec::decode_utf32(b"\xF0\x9F\x98\x80").unwrap(), [0x1F600]);
 /// ```
 pub fn decode_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
-    let mut out = Vec::with_capacity(bytes.len());
-    engine::decode_all(bytes, Mode::Strict, &mut out).map(|()| out)
+    active().decode_utf32(bytes)
 }
 
 /// Decodes, replacing each maximal subpart of an ill-formed sequence with one
@@ -124,18 +394,18 @@ pub fn decode_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
 /// assert_eq!(codec::decode_lossy(b"a\xE1\x80b"), "a\u{FFFD}b");
 /// ```
 pub fn decode_lossy(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    let result = engine::decode_all(bytes, Mode::Lossy, &mut out);
-    debug_assert!(result.is_ok(), "lossy decoding cannot fail");
-    out
+    active().decode_lossy(bytes)
 }
 
 /// As [`decode_lossy`], to UTF-32.
+///
+/// ```
+/// use utf8conform::codec;
+/// // Cut short at the end: one U+FFFD for the incomplete sequence.
+/// assert_eq!(codec::decode_lossy_utf32(b"A\xF4\x8F\xBF"), [0x41, 0xFFFD]);
+/// ```
 pub fn decode_lossy_utf32(bytes: &[u8]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let result = engine::decode_all(bytes, Mode::Lossy, &mut out);
-    debug_assert!(result.is_ok(), "lossy decoding cannot fail");
-    out
+    active().decode_lossy_utf32(bytes)
 }
 
 #[cfg(test)]
@@ -177,6 +447,30 @@ mod tests {
         assert_eq!(decode_lossy(b"\xE1\x80\xE2\x82\xAC"), "\u{FFFD}€");
         // Incomplete at the end: one U+FFFD.
         assert_eq!(decode_lossy_utf32(b"A\xF4\x8F\xBF"), [0x41, 0xFFFD]);
+    }
+
+    #[test]
+    fn lossy_and_streaming_equal_std_across_spans_and_chunks() {
+        // Errors every few characters (the engine's after-error path) and
+        // clean stretches longer than its short span, in odd-sized chunks.
+        let mut input = Vec::new();
+        for i in 0..60 {
+            input.extend_from_slice("a\u{f1}\u{20ac}\u{1F600} ".as_bytes());
+            if i % 7 == 0 {
+                input.extend_from_slice(b"\xE2\x82\x80\xBF\xFFx\xF0\x9F");
+            }
+        }
+        let expected = String::from_utf8_lossy(&input);
+        assert_eq!(decode_lossy(&input), expected);
+        let utf32: Vec<u32> = expected.chars().map(u32::from).collect();
+        assert_eq!(decode_lossy_utf32(&input), utf32);
+        let mut d = StreamDecoder::lossy();
+        let mut out = String::new();
+        for chunk in input.chunks(7) {
+            d.feed(chunk, &mut out).unwrap();
+        }
+        d.finish(&mut out).unwrap();
+        assert_eq!(out, expected);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Decoding input that arrives in pieces.
 
 use super::engine::{Engine, Mode};
+use super::{active, Ready};
 use crate::outcome::Utf8Error;
 
 /// Decodes UTF-8 fed in chunks of any size; a character may be split across
@@ -8,7 +9,10 @@ use crate::outcome::Utf8Error;
 /// the whole stream.
 ///
 /// The result equals a one-shot decode of the concatenated chunks, whatever
-/// the split (the `chunking` tests and fuzz target check this).
+/// the split (the `chunking` tests and fuzz target check this). Whole
+/// chunks go through the same SIMD fast path as one-shot decoding; only a
+/// character cut by a chunk boundary (at most 3 held bytes) is decoded a
+/// byte at a time.
 ///
 /// ```
 /// use utf8conform::codec::StreamDecoder;
@@ -28,16 +32,18 @@ pub struct StreamDecoder {
 impl StreamDecoder {
     /// A decoder that stops at the first ill-formed sequence.
     pub fn strict() -> StreamDecoder {
-        StreamDecoder {
-            engine: Engine::new(Mode::Strict),
-        }
+        StreamDecoder::with(active(), Mode::Strict)
     }
 
     /// A decoder that replaces each maximal subpart with U+FFFD and never
     /// fails.
     pub fn lossy() -> StreamDecoder {
+        StreamDecoder::with(active(), Mode::Lossy)
+    }
+
+    pub(crate) fn with(kernel: Ready, mode: Mode) -> StreamDecoder {
         StreamDecoder {
-            engine: Engine::new(Mode::Lossy),
+            engine: Engine::new(kernel, mode),
         }
     }
 

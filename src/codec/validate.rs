@@ -66,3 +66,51 @@ pub(crate) fn locate(bytes: &[u8], from: usize) -> Utf8Error {
     debug_assert_ne!(state, dfa::ACCEPT, "locate called on valid input");
     Utf8Error::new(start, None)
 }
+
+/// The last character boundary at or before `at`, given that `bytes[..at]`
+/// is well-formed except perhaps for one unfinished character at its end
+/// (what a SIMD kernel knows when the block starting at `at` fails): the
+/// lead of that character, at most 3 bytes back, or `at` itself.
+pub(crate) fn boundary_before(bytes: &[u8], at: usize) -> usize {
+    for back in 1..=at.min(3) {
+        let byte = bytes[at - back];
+        if byte & 0xC0 != 0x80 {
+            // Not a continuation: ASCII (closed), or a lead whose sequence
+            // (2, 3 or 4 bytes: its count of leading ones) is still open if
+            // longer than `back`.
+            let length = byte.leading_ones() as usize;
+            return if length > back { at - back } else { at };
+        }
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundary_before_finds_the_open_character() {
+        let text = "a\u{e9}\u{20ac}\u{1F600}".as_bytes(); // 1 + 2 + 3 + 4 bytes
+        let starts = [0, 1, 3, 6, 10];
+        for at in 0..=text.len() {
+            let expected = *starts.iter().rev().find(|&&s| s <= at).unwrap();
+            assert_eq!(boundary_before(text, at), expected, "at {at}");
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "65,536 cases: minutes under Miri, and no unsafe code")]
+    fn the_scalar_kernel_matches_the_reference_on_short_inputs() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let input = [b'x', a, b];
+                assert_eq!(
+                    validate_scalar(&input),
+                    crate::reference::validate(&input),
+                    "{input:02x?}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The codec against std, simdutf8 (basic, compat), simdutf (C++),
+//! encoding_rs and bstr: validate, decode to UTF-32, lossy decode (String
+//! and UTF-32, with 1% of bytes invalid and on valid text), encode from
+//! UTF-32 and streaming in 4 KiB chunks.
+//!
+//! Inputs: five generated classes (ASCII, Latin with accents, CJK,
+//! emoji-heavy, random mixed valid UTF-8; a fixed seed, so every run sees
+//! the same bytes) and the real texts in `../shared/seeds/*.txt`, each at
+//! 64 B, 4 KiB and 1 MiB. Throughput is always counted in UTF-8 bytes (the
+//! input of decoders, the output of encoders), so every table is in the same
+//! unit. Run with `cargo bench --bench codec`, then `cargo bench --bench
+//! report` to write `reports/performance.{md,svg}`.
+//!
+//! Filter with criterion's usual argument, e.g.
+//! `cargo bench --bench codec -- 'validate/cjk'`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use std::time::Duration;
+use utf8conform::codec;
+
+mod common;
+use common::{corrupt, inputs, size_name};
+
+// ---- the contenders ------------------------------------------------------
+
+fn simdutf8_lossy(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    loop {
+        match simdutf8::compat::from_utf8(bytes) {
+            Ok(s) => {
+                out.push_str(s);
+                return out;
+            }
+            Err(e) => {
+                let (valid, rest) = bytes.split_at(e.valid_up_to());
+                // SAFETY: simdutf8 guarantees the bytes before valid_up_to
+                // are valid UTF-8 (its compat API mirrors std's).
+                out.push_str(unsafe { core::str::from_utf8_unchecked(valid) });
+                out.push('\u{FFFD}');
+                match e.error_len() {
+                    Some(n) => bytes = &rest[n..],
+                    None => return out,
+                }
+            }
+        }
+    }
+}
+
+fn simdutf_decode(bytes: &[u8]) -> Option<Vec<u32>> {
+    let mut out = Vec::<u32>::with_capacity(bytes.len());
+    // SAFETY: the output has room for `bytes.len()` ≥ the number of
+    // characters; simdutf writes at most one u32 per character.
+    let n =
+        unsafe { simdutf::convert_utf8_to_utf32(bytes.as_ptr(), bytes.len(), out.as_mut_ptr()) };
+    if n == 0 && !bytes.is_empty() {
+        return None;
+    }
+    // SAFETY: simdutf wrote `n` values.
+    unsafe { out.set_len(n) };
+    Some(out)
+}
+
+fn simdutf_encode(scalars: &[u32]) -> Option<Vec<u8>> {
+    let mut out = Vec::<u8>::with_capacity(4 * scalars.len());
+    // SAFETY: at most 4 bytes per value fit in the capacity.
+    let n = unsafe {
+        simdutf::convert_utf32_to_utf8(scalars.as_ptr(), scalars.len(), out.as_mut_ptr())
+    };
+    if n == 0 && !scalars.is_empty() {
+        return None;
+    }
+    // SAFETY: simdutf wrote `n` bytes.
+    unsafe { out.set_len(n) };
+    Some(out)
+}
+
+fn std_encode(scalars: &[u32]) -> Option<String> {
+    let mut out = String::with_capacity(scalars.len());
+    for &u in scalars {
+        out.push(char::from_u32(u)?);
+    }
+    Some(out)
+}
+
+fn stream_lossy(bytes: &[u8]) -> String {
+    let mut d = codec::StreamDecoder::lossy();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.chunks(4096) {
+        d.feed(chunk, &mut out).unwrap();
+    }
+    d.finish(&mut out).unwrap();
+    out
+}
+
+fn stream_utf32(bytes: &[u8]) -> Vec<u32> {
+    let mut d = codec::StreamDecoder::strict();
+    // As one-shot decode_utf32 allocates: once, with the decoders' slack.
+    let mut out = Vec::with_capacity(bytes.len() + 64);
+    for chunk in bytes.chunks(4096) {
+        d.feed_utf32(chunk, &mut out).unwrap();
+    }
+    d.finish_utf32(&mut out).unwrap();
+    out
+}
+
+// ---- the benchmarks ------------------------------------------------------
+
+fn record_run() {
+    // The report needs to know which kernel ran; it cannot ask later.
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .unwrap_or_else(|_| format!("{}/target", env!("CARGO_MANIFEST_DIR")));
+    let dir = std::path::Path::new(&target).join("criterion");
+    let _ = std::fs::create_dir_all(&dir);
+    // And how busy the machine was when the run started.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let meta = format!(
+        "{{\"kernel\": \"{}\", \"kernel_env\": \"{}\", \"load_at_start\": \"{}\"}}\n",
+        codec::active_kernel().name,
+        std::env::var("UTF8CONFORM_KERNEL").unwrap_or_default(),
+        load.trim()
+    );
+    let _ = std::fs::write(dir.join("codec-meta.json"), meta);
+}
+
+fn benches(c: &mut Criterion) {
+    record_run();
+    for input in inputs() {
+        let bytes = &input.bytes[..];
+        let generated = !input.class.starts_with("seed");
+        let tag = format!("{}/{}", input.class, size_name(input.size));
+        let text = core::str::from_utf8(bytes).unwrap();
+        let scalars: Vec<u32> = text.chars().map(u32::from).collect();
+        let bad = corrupt(bytes);
+        let n = bytes.len() as u64;
+
+        let mut g = c.benchmark_group(format!("validate/{tag}"));
+        g.throughput(Throughput::Bytes(n));
+        g.bench_function("ours", |b| b.iter(|| codec::validate(black_box(bytes))));
+        g.bench_function("std", |b| {
+            b.iter(|| core::str::from_utf8(black_box(bytes)).is_ok())
+        });
+        g.bench_function("simdutf8-basic", |b| {
+            b.iter(|| simdutf8::basic::from_utf8(black_box(bytes)).is_ok())
+        });
+        g.bench_function("simdutf8-compat", |b| {
+            b.iter(|| simdutf8::compat::from_utf8(black_box(bytes)).is_ok())
+        });
+        g.bench_function("simdutf", |b| {
+            b.iter(|| simdutf::validate_utf8(black_box(bytes)))
+        });
+        g.bench_function("encoding_rs", |b| {
+            b.iter(|| encoding_rs::Encoding::utf8_valid_up_to(black_box(bytes)))
+        });
+        g.bench_function("bstr", |b| {
+            b.iter(|| bstr::ByteSlice::to_str(black_box(bytes)).is_ok())
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("decode_utf32/{tag}"));
+        g.throughput(Throughput::Bytes(n));
+        g.bench_function("ours", |b| b.iter(|| codec::decode_utf32(black_box(bytes))));
+        g.bench_function("std", |b| {
+            b.iter(|| {
+                core::str::from_utf8(black_box(bytes))
+                    .map(|s| s.chars().map(u32::from).collect::<Vec<u32>>())
+            })
+        });
+        g.bench_function("simdutf", |b| b.iter(|| simdutf_decode(black_box(bytes))));
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("lossy_1pct/{tag}"));
+        g.throughput(Throughput::Bytes(n));
+        let bad = &bad[..];
+        g.bench_function("ours", |b| b.iter(|| codec::decode_lossy(black_box(bad))));
+        g.bench_function("std", |b| {
+            b.iter(|| String::from_utf8_lossy(black_box(bad)).into_owned())
+        });
+        g.bench_function("simdutf8-compat", |b| {
+            b.iter(|| simdutf8_lossy(black_box(bad)))
+        });
+        g.bench_function("encoding_rs", |b| {
+            b.iter(|| {
+                encoding_rs::UTF_8
+                    .decode_without_bom_handling(black_box(bad))
+                    .0
+                    .into_owned()
+            })
+        });
+        g.bench_function("bstr", |b| {
+            b.iter(|| bstr::ByteSlice::to_str_lossy(black_box(bad)).into_owned())
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("encode/{tag}"));
+        g.throughput(Throughput::Bytes(n));
+        g.bench_function("ours", |b| {
+            b.iter(|| codec::encode_utf32(black_box(&scalars)))
+        });
+        g.bench_function("std", |b| b.iter(|| std_encode(black_box(&scalars))));
+        g.bench_function("simdutf", |b| {
+            b.iter(|| simdutf_encode(black_box(&scalars)))
+        });
+        g.finish();
+
+        if !generated {
+            continue; // the real texts: the four main operations only
+        }
+
+        let mut g = c.benchmark_group(format!("lossy_utf32_1pct/{tag}"));
+        g.throughput(Throughput::Bytes(n));
+        g.bench_function("ours", |b| {
+            b.iter(|| codec::decode_lossy_utf32(black_box(bad)))
+        });
+        g.bench_function("std", |b| {
+            b.iter(|| {
+                String::from_utf8_lossy(black_box(bad))
+                    .chars()
+                    .map(u32::from)
+                    .collect::<Vec<u32>>()
+            })
+        });
+        g.bench_function("simdutf8-compat", |b| {
+            b.iter(|| {
+                simdutf8_lossy(black_box(bad))
+                    .chars()
+                    .map(u32::from)
+                    .collect::<Vec<u32>>()
+            })
+        });
+        g.bench_function("bstr", |b| {
+            b.iter(|| {
+                bstr::ByteSlice::chars(black_box(bad))
+                    .map(u32::from)
+                    .collect::<Vec<u32>>()
+            })
+        });
+        g.finish();
+
+        // Lossy decoding of valid text, against what it cannot beat:
+        // validating and copying (String). (Strict UTF-32 decoding of the
+        // same text is in decode_utf32 and stream_4KiB.)
+        let mut g = c.benchmark_group(format!("lossy_valid/{tag}"));
+        g.throughput(Throughput::Bytes(n));
+        g.bench_function("ours-string", |b| {
+            b.iter(|| codec::decode_lossy(black_box(bytes)))
+        });
+        g.bench_function("validate+copy", |b| {
+            b.iter(|| {
+                let bytes = black_box(bytes);
+                codec::validate(bytes).map(|()| {
+                    let mut s = Vec::with_capacity(bytes.len());
+                    s.extend_from_slice(bytes);
+                    s
+                })
+            })
+        });
+        g.bench_function("ours-utf32", |b| {
+            b.iter(|| codec::decode_lossy_utf32(black_box(bytes)))
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("stream_4KiB/{tag}"));
+        g.throughput(Throughput::Bytes(n));
+        g.bench_function("ours-lossy-string", |b| {
+            b.iter(|| stream_lossy(black_box(bytes)))
+        });
+        g.bench_function("ours-strict-utf32", |b| {
+            b.iter(|| stream_utf32(black_box(bytes)))
+        });
+        g.bench_function("one-shot-lossy-string", |b| {
+            b.iter(|| codec::decode_lossy(black_box(bytes)))
+        });
+        g.bench_function("one-shot-strict-utf32", |b| {
+            b.iter(|| codec::decode_utf32(black_box(bytes)))
+        });
+        g.finish();
+    }
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(100))
+        .measurement_time(Duration::from_millis(1000))
+        .sample_size(10)
+        .without_plots()
+        .configure_from_args()
+}
+
+criterion_group! {
+    name = codec_benches;
+    config = config();
+    targets = benches
+}
+criterion_main!(codec_benches);

@@ -1,0 +1,423 @@
+//! Turns criterion's results for `benches/codec.rs` into
+//! `reports/performance.md` (GB/s per operation × class × size, and the
+//! ratio of ours to the best other implementation) and
+//! `reports/performance.svg` (a bar chart of 1 MiB throughput by input
+//! class, drawn by hand: no plotting dependency).
+//!
+//! Run after the measurements: `cargo bench --bench codec && cargo bench
+//! --bench report`. It reads `$CARGO_TARGET_DIR/criterion/**/new/` (or
+//! `target/criterion`), and `codec-meta.json`, which the codec bench writes
+//! with the name of the kernel that ran.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One measurement: GB/s (10⁹ UTF-8 bytes per second).
+struct Cell {
+    gbps: f64,
+}
+
+/// group ("validate/cjk/1MiB") → contender ("ours") → measurement.
+type Results = BTreeMap<String, BTreeMap<String, Cell>>;
+
+fn collect(dir: &Path, out: &mut Results) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "new") {
+                read_one(&path, out);
+            } else {
+                collect(&path, out);
+            }
+        }
+    }
+}
+
+fn read_one(dir: &Path, out: &mut Results) {
+    let read = |name: &str| -> Option<Value> {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(name)).ok()?).ok()
+    };
+    let (Some(bench), Some(estimates)) = (read("benchmark.json"), read("estimates.json")) else {
+        return;
+    };
+    let (Some(group), Some(function), Some(bytes), Some(ns)) = (
+        bench["group_id"].as_str(),
+        bench["function_id"].as_str(),
+        bench["throughput"]["Bytes"].as_f64(),
+        estimates["mean"]["point_estimate"].as_f64(),
+    ) else {
+        return;
+    };
+    out.entry(group.to_string())
+        .or_default()
+        .insert(function.to_string(), Cell { gbps: bytes / ns });
+}
+
+/// What each operation's ratio is taken against, and the goal.
+struct Op {
+    name: &'static str,
+    title: &'static str,
+    /// Contenders the ratio is taken against (empty: every non-"ours").
+    against: &'static [&'static str],
+    /// Our contender.
+    ours: &'static str,
+    goal: &'static str,
+}
+
+const OPS: &[Op] = &[
+    Op {
+        name: "validate",
+        title: "Validate (std-compatible error details)",
+        against: &["simdutf8-basic", "simdutf8-compat", "std"],
+        ours: "ours",
+        goal: "≥ 1.0× simdutf8-basic at 4 KiB and 1 MiB; ≥ 1.0× best of std/simdutf8 at 64 B",
+    },
+    Op {
+        name: "decode_utf32",
+        title: "Decode UTF-8 → UTF-32 (strict)",
+        against: &["simdutf"],
+        ours: "ours",
+        goal: "≥ 1.5× simdutf (C++)",
+    },
+    Op {
+        name: "lossy_1pct",
+        title: "Lossy decode → String, 1% of bytes invalid",
+        against: &[],
+        ours: "ours",
+        goal: "≥ 2× the best other",
+    },
+    Op {
+        name: "lossy_utf32_1pct",
+        title: "Lossy decode → UTF-32, 1% of bytes invalid",
+        against: &[],
+        ours: "ours",
+        goal: "≥ 2× the best other",
+    },
+    Op {
+        name: "lossy_valid",
+        title: "Lossy decode of valid text, against validate + copy",
+        against: &["validate+copy"],
+        ours: "ours-string",
+        goal: "≥ 0.9× validate + copy (within 10%)",
+    },
+    Op {
+        name: "encode",
+        title: "Encode UTF-32 → UTF-8",
+        against: &["simdutf"],
+        ours: "ours",
+        goal: "≥ 1.0× simdutf (C++)",
+    },
+    Op {
+        name: "stream_4KiB",
+        title: "Streaming in 4 KiB chunks, against one-shot",
+        against: &["one-shot-strict-utf32"],
+        ours: "ours-strict-utf32",
+        goal: "≥ 0.9× one-shot",
+    },
+];
+
+const CLASS_ORDER: &[&str] = &["ascii", "latin", "cjk", "emoji", "mixed"];
+const SIZES: &[&str] = &["64B", "4KiB", "1MiB"];
+
+fn class_rank(class: &str) -> (usize, String) {
+    let rank = CLASS_ORDER
+        .iter()
+        .position(|c| *c == class)
+        .unwrap_or(CLASS_ORDER.len());
+    (rank, class.to_string())
+}
+
+fn command(cmd: &str, args: &[&str]) -> String {
+    std::process::Command::new(cmd)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    let flags = field("flags");
+    let isa: Vec<&str> = ["avx512vbmi2", "avx512vbmi", "avx512bw", "avx2", "sse4_1"]
+        .into_iter()
+        .filter(|f| flags.split(' ').any(|x| x == *f))
+        .collect();
+    format!(
+        "{} (family {}, model {}), {} logical CPUs; {}",
+        field("model name"),
+        field("cpu family"),
+        field("model\t"),
+        info.matches("processor\t").count(),
+        isa.join(", ")
+    )
+}
+
+fn main() {
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let criterion = target.join("criterion");
+    let mut results = Results::new();
+    collect(&criterion, &mut results);
+    if results.is_empty() {
+        eprintln!(
+            "no criterion results under {}: run `cargo bench --bench codec` first",
+            criterion.display()
+        );
+        std::process::exit(1);
+    }
+    let meta: Value = std::fs::read_to_string(criterion.join("codec-meta.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(Value::Null);
+    let kernel = meta["kernel"].as_str().unwrap_or("unknown");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "<!-- Regenerate: CARGO_TARGET_DIR=/work/target-simd cargo bench --bench codec && \
+         CARGO_TARGET_DIR=/work/target-simd cargo bench --bench report -->\n"
+    );
+    let _ = writeln!(md, "# Codec performance\n");
+    let _ = writeln!(md, "| | |\n|---|---|");
+    let _ = writeln!(md, "| kernel | `{kernel}` |");
+    let _ = writeln!(md, "| CPU | {} |", cpu_model());
+    let _ = writeln!(
+        md,
+        "| date | {} |",
+        command("date", &["-u", "+%Y-%m-%d %H:%M UTC"])
+    );
+    let _ = writeln!(md, "| rustc | {} |", command("rustc", &["-V"]));
+    let _ = writeln!(
+        md,
+        "| load average (1, 5, 15 min) when the measurements started | {} |",
+        meta["load_at_start"].as_str().unwrap_or("not recorded")
+    );
+    let _ = writeln!(
+        md,
+        "| load average when the report was written | {} |",
+        load.trim()
+    );
+    let _ = writeln!(
+        md,
+        "| note | the machine has 2 cores shared with other engineers' builds; \
+         a load above 1 means the measurements competed for CPU |"
+    );
+    let _ = writeln!(md);
+    let _ = writeln!(
+        md,
+        "Throughput in GB/s (10⁹ bytes of UTF-8 per second: the decoders' input, \
+         the encoders' output), the mean of criterion's samples (1 s of \
+         measurement, 10 samples). **ratio** = ours ÷ the baseline the goal \
+         names (validate: the best of std and simdutf8; decode and encode: \
+         simdutf; lossy: the best other; lossy-valid: validate + copy; \
+         streaming: one-shot); ✅ marks a row that meets the goal; **vs all \
+         others** = ours ÷ the fastest other contender in the row. \
+         Classes: generated ASCII, Latin with accents, CJK, emoji-heavy and \
+         random mixed text, and the real texts in `shared/seeds/` (`seed000` \
+         to `seed004`).\n"
+    );
+
+    let mut svg_data: Vec<(String, Vec<(String, f64)>)> = Vec::new();
+    for op in OPS {
+        let groups: Vec<(&String, &BTreeMap<String, Cell>)> = results
+            .iter()
+            .filter(|(g, _)| g.split('/').next() == Some(op.name))
+            .collect();
+        if groups.is_empty() {
+            continue;
+        }
+        let mut contenders: Vec<&String> = groups.iter().flat_map(|(_, r)| r.keys()).collect();
+        contenders.sort();
+        contenders.dedup();
+        // Ours first.
+        contenders.sort_by_key(|c| !c.starts_with("ours"));
+        let _ = writeln!(md, "## {}\n\nGoal: {}.\n", op.title, op.goal);
+        let _ = write!(md, "| class | size |");
+        for c in &contenders {
+            let _ = write!(md, " {c} |");
+        }
+        let _ = writeln!(md, " ratio | vs all others |");
+        let _ = writeln!(md, "|---|---|{}---|---|", "---|".repeat(contenders.len()));
+        let mut rows: Vec<(String, String, &BTreeMap<String, Cell>)> = groups
+            .iter()
+            .map(|(g, r)| {
+                let mut parts = g.split('/').skip(1);
+                (
+                    parts.next().unwrap_or("").to_string(),
+                    parts.next().unwrap_or("").to_string(),
+                    *r,
+                )
+            })
+            .collect();
+        rows.sort_by_key(|(class, size, _)| {
+            (
+                class_rank(class),
+                SIZES.iter().position(|s| s == size).unwrap_or(9),
+            )
+        });
+        let mut met = 0;
+        for (class, size, r) in &rows {
+            let ours = r.get(op.ours).map(|c| c.gbps);
+            let others = r
+                .iter()
+                .filter(|(k, _)| {
+                    if op.against.is_empty() {
+                        !k.starts_with("ours")
+                    } else {
+                        op.against.contains(&k.as_str())
+                    }
+                })
+                .map(|(_, c)| c.gbps)
+                .fold(f64::NAN, f64::max);
+            let ratio = ours.map(|o| o / others);
+            let all_others = r
+                .iter()
+                .filter(|(k, _)| !k.starts_with("ours") && !k.starts_with("one-shot"))
+                .map(|(_, c)| c.gbps)
+                .fold(f64::NAN, f64::max);
+            let goal = match op.name {
+                "decode_utf32" => 1.5,
+                "lossy_1pct" | "lossy_utf32_1pct" => 2.0,
+                "lossy_valid" | "stream_4KiB" => 0.9,
+                _ => 1.0,
+            };
+            let ok = ratio.is_some_and(|x| x >= goal);
+            met += usize::from(ok);
+            let _ = write!(md, "| {class} | {size} |");
+            for c in &contenders {
+                match r.get(*c) {
+                    Some(cell) if c.starts_with("ours") => {
+                        let _ = write!(md, " **{:.2}** |", cell.gbps);
+                    }
+                    Some(cell) => {
+                        let _ = write!(md, " {:.2} |", cell.gbps);
+                    }
+                    None => {
+                        let _ = write!(md, " – |");
+                    }
+                }
+            }
+            match ratio {
+                Some(x) => {
+                    let _ = write!(md, " {x:.2}× {} |", if ok { "✅" } else { "❌" });
+                }
+                None => {
+                    let _ = write!(md, " – |");
+                }
+            }
+            match ours.map(|o| o / all_others) {
+                Some(x) if x.is_finite() => {
+                    let _ = writeln!(md, " {x:.2}× |");
+                }
+                _ => {
+                    let _ = writeln!(md, " – |");
+                }
+            }
+        }
+        let _ = writeln!(md, "\n{met} of {} rows meet the goal.\n", rows.len());
+        if matches!(
+            op.name,
+            "validate" | "decode_utf32" | "lossy_1pct" | "encode"
+        ) {
+            for (class, size, r) in &rows {
+                if size == "1MiB" && CLASS_ORDER.contains(&class.as_str()) {
+                    let series: Vec<(String, f64)> = contenders
+                        .iter()
+                        .filter_map(|c| r.get(*c).map(|cell| (c.to_string(), cell.gbps)))
+                        .collect();
+                    svg_data.push((format!("{} · {class}", op.name), series));
+                }
+            }
+        }
+    }
+
+    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    std::fs::create_dir_all(&reports).expect("reports/");
+    std::fs::write(reports.join("performance.md"), md).expect("write performance.md");
+    std::fs::write(reports.join("performance.svg"), svg(&svg_data, kernel))
+        .expect("write performance.svg");
+    eprintln!(
+        "wrote {} and performance.svg",
+        reports.join("performance.md").display()
+    );
+}
+
+/// A horizontal bar chart: one block per (operation, class), one bar per
+/// contender, ours highlighted. The scale is logarithmic (0.1 to 200 GB/s)
+/// because the contenders span three orders of magnitude.
+fn svg(data: &[(String, Vec<(String, f64)>)], kernel: &str) -> String {
+    let bar = 11.0;
+    let label_w = 150.0;
+    let plot_w = 560.0;
+    let (lo, hi) = (0.1f64.log10(), 200f64.log10());
+    let x = |v: f64| label_w + plot_w * ((v.max(0.1).log10() - lo) / (hi - lo));
+    let mut height = 60.0;
+    for (_, series) in data {
+        height += 18.0 + bar * series.len() as f64 + 6.0;
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
+         font-family=\"sans-serif\" font-size=\"10\">",
+        w = label_w + plot_w + 80.0
+    );
+    let _ = writeln!(s, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
+    let _ = writeln!(
+        s,
+        "<text x=\"10\" y=\"18\" font-size=\"13\" font-weight=\"bold\">UTF-8 codec \
+         throughput at 1 MiB, GB/s (log scale) — kernel {kernel}</text>"
+    );
+    for tick in [0.1, 1.0, 10.0, 100.0] {
+        let tx = x(tick);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{tx:.1}\" y1=\"30\" x2=\"{tx:.1}\" y2=\"{y2}\" stroke=\"#ddd\"/>\
+             <text x=\"{tx:.1}\" y=\"40\" text-anchor=\"middle\" fill=\"#666\">{tick}</text>",
+            y2 = height - 10.0
+        );
+    }
+    let mut y = 54.0;
+    for (title, series) in data {
+        let _ = writeln!(
+            s,
+            "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{title}</text>",
+            y + 10.0
+        );
+        y += 16.0;
+        for (name, gbps) in series {
+            let ours = name.starts_with("ours");
+            let fill = if ours { "#d9480f" } else { "#74a9cf" };
+            let _ = writeln!(
+                s,
+                "<text x=\"{lx:.1}\" y=\"{ty:.1}\" text-anchor=\"end\">{name}</text>\
+                 <rect x=\"{label_w}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" fill=\"{fill}\"/>\
+                 <text x=\"{vx:.1}\" y=\"{ty:.1}\">{gbps:.2}</text>",
+                lx = label_w - 4.0,
+                ty = y + bar - 2.5,
+                w = (x(*gbps) - label_w).max(1.0),
+                h = bar - 2.0,
+                vx = x(*gbps) + 3.0,
+            );
+            y += bar;
+        }
+        y += 8.0;
+    }
+    let _ = writeln!(s, "</svg>");
+    s
+}

@@ -1,0 +1,59 @@
+# Shared by nightly.sh and seed_corpora.sh (sourced, not run): the targets,
+# the toolchain, and where the binaries are.
+#
+# cargo-fuzz needs nightly Rust for the sanitizers (`-Zsanitizer`); without
+# nightly everything still works on stable with `-s none` — coverage-guided
+# fuzzing with the properties' own checks, minus AddressSanitizer, which
+# matters little here since the targets call almost no `unsafe` code.
+
+# Every fuzz target; each has corpora/<target>/.
+TARGETS=(differential structured roundtrip chunking lossy encode)
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DICT=$ROOT/corpora/utf8.dict
+
+fuzz_log() { printf '[fuzz] %s\n' "$*" >&2; }
+
+# Installs cargo-fuzz when it is missing.
+ensure_cargo_fuzz() {
+    if ! cargo fuzz --version >/dev/null 2>&1; then
+        fuzz_log "installing cargo-fuzz"
+        cargo install cargo-fuzz --locked
+    fi
+}
+
+# Sets TOOLCHAIN (`+nightly` or empty) and SANITIZER (`address` by default
+# on nightly, `none` on stable, whatever FUZZ_SANITIZER says if set).
+pick_toolchain() {
+    if cargo +nightly --version >/dev/null 2>&1; then
+        TOOLCHAIN=+nightly
+        SANITIZER=${FUZZ_SANITIZER:-address}
+    else
+        TOOLCHAIN=
+        if [ "${FUZZ_SANITIZER:-none}" != none ]; then
+            fuzz_log "no nightly toolchain: sanitizer ${FUZZ_SANITIZER} needs it; using none"
+        fi
+        SANITIZER=none
+        fuzz_log "no nightly toolchain: fuzzing on stable with -s none"
+    fi
+    # One target directory per sanitizer: switching would rebuild everything.
+    # Set FUZZ_TARGET_DIR too when FUZZ_BUILD_FLAGS changes the build.
+    FUZZ_TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/fuzz/target-$SANITIZER}
+    local host
+    host=$(rustc -vV | sed -n 's/^host: //p')
+    BIN_DIR=$FUZZ_TARGET_DIR/$host/release
+}
+
+# Builds the named targets (all by default), optimised, with debug info.
+# FUZZ_BUILD_FLAGS adds cargo-fuzz build flags, e.g. --no-trace-compares
+# (about 2x the exec/s, for coarser guidance on comparisons).
+build_targets() {
+    # shellcheck disable=SC2086 # TOOLCHAIN and FUZZ_BUILD_FLAGS are word lists
+    (cd "$ROOT" && cargo $TOOLCHAIN fuzz build -O -s "$SANITIZER" \
+        --target-dir "$FUZZ_TARGET_DIR" ${FUZZ_BUILD_FLAGS:-} "$@")
+}
+
+# Number of files in a directory (0 if it does not exist).
+count_files() {
+    if [ -d "$1" ]; then find "$1" -maxdepth 1 -type f | wc -l; else echo 0; fi
+}

@@ -1,0 +1,622 @@
+//! The AVX-512 kernels (AVX-512F + AVX-512BW, 64-byte registers): validate,
+//! decode to UTF-32 and encode from UTF-32; and the `avx512vbmi2` variant,
+//! which differs only in how the encoder packs bytes (`vpcompressb`).
+//!
+//! Every function here is `#[target_feature(enable = "avx512f,avx512bw")]`
+//! (plus `avx512vbmi2` for [`encode_vbmi2`]); the kernel table only calls
+//! them after `is_x86_feature_detected!` said the features are present.
+
+use super::{fail, incomplete_max, repeat, validator};
+use crate::codec::encode::{encode_scalars, EncodeFailure};
+use crate::codec::Verdict;
+use crate::outcome::Utf8Error;
+use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
+
+/// Block width in bytes.
+const N: usize = 64;
+/// Per position, the largest byte that leaves no character open past the block.
+const INCOMPLETE_MAX: [u8; N] = incomplete_max::<N>();
+type V = __m512i;
+
+/// Whether this CPU can run the kernel.
+pub(crate) fn available() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
+}
+
+// ---- the vector operations the validator is written in -------------------
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn load(block: &[u8; N]) -> V {
+    // SAFETY: `block` is 64 readable bytes, the width of the load; `loadu`
+    // has no alignment requirement.
+    unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn load_tail(tail: &[u8]) -> V {
+    debug_assert!(tail.len() < N);
+    // Bit k of the mask is set for k < tail.len() ≤ 63 only.
+    let mask = (1u64 << tail.len()) - 1;
+    // SAFETY: a masked load reads only the bytes whose mask bit is set
+    // (masked-off elements are not accessed and cannot fault: Intel SDM vol.
+    // 1 §15.4.1), i.e. tail[0..tail.len()]; the others read as zero.
+    unsafe { _mm512_maskz_loadu_epi8(mask, tail.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn zero() -> V {
+    _mm512_setzero_si512()
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn splat(byte: u8) -> V {
+    _mm512_set1_epi8(byte as i8)
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn is_ascii(v: V) -> bool {
+    _mm512_movepi8_mask(v) == 0
+}
+
+/// The input shifted by 1, 2 and 3 bytes, the gap filled from `prev`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn prevs(input: V, prev: V) -> (V, V, V) {
+    // [prev lane 3, input lanes 0..3]: each 16-byte lane's left neighbour.
+    let left = _mm512_alignr_epi64::<6>(input, prev);
+    (
+        _mm512_alignr_epi8::<15>(input, left),
+        _mm512_alignr_epi8::<14>(input, left),
+        _mm512_alignr_epi8::<13>(input, left),
+    )
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn high_nibbles(v: V) -> V {
+    _mm512_and_si512(_mm512_srli_epi16::<4>(v), splat(0x0F))
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn low_nibbles(v: V) -> V {
+    _mm512_and_si512(v, splat(0x0F))
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn lookup(table: &[u8; N], nibbles: V) -> V {
+    _mm512_shuffle_epi8(load(table), nibbles)
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn and3(a: V, b: V, c: V) -> V {
+    // 0x80: a & b & c.
+    _mm512_ternarylogic_epi32::<0x80>(a, b, c)
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn or(a: V, b: V) -> V {
+    _mm512_or_si512(a, b)
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn xor(a: V, b: V) -> V {
+    _mm512_xor_si512(a, b)
+}
+
+/// 0x80 where the byte must be a 3rd or 4th byte. Saturating subtraction
+/// leaves bit 7 set exactly when 2 back ≥ 0xE0 (0xE0 − 0x60 = 0x80) or 3
+/// back ≥ 0xF0 (0xF0 − 0x70 = 0x80). (The OR, AND and the caller's XOR and
+/// ORs fold into `vpternlogd`s.)
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn must23(prev2: V, prev3: V) -> V {
+    let third = _mm512_subs_epu8(prev2, splat(0x60));
+    let fourth = _mm512_subs_epu8(prev3, splat(0x70));
+    _mm512_and_si512(_mm512_or_si512(third, fourth), splat(0x80))
+}
+
+/// The index of the first non-zero byte, if any.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn first(v: V) -> Option<usize> {
+    let flagged = _mm512_test_epi8_mask(v, v);
+    (flagged != 0).then(|| flagged.trailing_zeros() as usize)
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn any(v: V) -> bool {
+    _mm512_test_epi8_mask(v, v) != 0
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn incomplete(v: V) -> bool {
+    _mm512_cmpgt_epu8_mask(v, load(&INCOMPLETE_MAX)) != 0
+}
+
+validator!("avx512f,avx512bw");
+
+// ---- decoding well-formed text to UTF-32 ---------------------------------
+
+/// `[u32; 16]` to a register, folded to a constant by the compiler.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn u32x16(t: [u32; 16]) -> V {
+    let t = t.map(|x| x as i32);
+    _mm512_setr_epi32(
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13],
+        t[14], t[15],
+    )
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn store_u32(dst: &mut [MaybeUninit<u32>], v: V) {
+    let dst: &mut [MaybeUninit<u32>; 16] = (&mut dst[..16]).try_into().expect("16 lanes");
+    // SAFETY: `dst` is 16 writable `u32`s = 64 bytes, the width of the
+    // store; `storeu` has no alignment requirement.
+    unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) }
+}
+
+/// 16 ASCII bytes to 16 code points.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn widen_from(ascii: &[u8; 16]) -> V {
+    // SAFETY: `ascii` is 16 readable bytes, the width of the load.
+    _mm512_cvtepu8_epi32(unsafe { _mm_loadu_si128(ascii.as_ptr().cast()) })
+}
+
+/// Bytes `16g .. 16g + 16` of `v` (ASCII) to 16 code points.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn widen(v: V, g: usize) -> V {
+    let lane = match g {
+        0 => _mm512_extracti32x4_epi32::<0>(v),
+        1 => _mm512_extracti32x4_epi32::<1>(v),
+        2 => _mm512_extracti32x4_epi32::<2>(v),
+        _ => _mm512_extracti32x4_epi32::<3>(v),
+    };
+    _mm512_cvtepu8_epi32(lane)
+}
+
+/// Per lead nibble: the lead's payload mask in the top byte, 0x3F (the
+/// payload of a continuation) in the three below.
+const LEAD_MASKS: [u32; 16] = {
+    let mut t = [0; 16];
+    let mut n = 0;
+    while n < 16 {
+        let lead: u32 = match n {
+            0..=7 => 0x7F,   // 0xxxxxxx
+            12 | 13 => 0x1F, // 110xxxxx
+            14 => 0x0F,      // 1110xxxx
+            15 => 0x07,      // 11110xxx
+            _ => 0,          // a continuation: never a lead, never kept
+        };
+        t[n] = lead << 24 | 0x003F_3F3F;
+        n += 1;
+    }
+    t
+};
+
+/// Per lead nibble: how far to shift the 24-bit assembly right, 6 bits per
+/// byte the character does not have (4 − length).
+const LEAD_SHIFTS: [u32; 16] = {
+    let mut t = [0; 16];
+    let mut n = 0;
+    while n < 16 {
+        t[n] = match n {
+            0..=7 => 18,
+            12 | 13 => 12,
+            14 => 6,
+            _ => 0,
+        };
+        n += 1;
+    }
+    t
+};
+
+/// The code point of the character starting at each of the 16 bytes
+/// `16 * G .. 16 * G + 16` of `block` (garbage where the byte is not a
+/// lead), for `G` in 0..3 (so the 3 look-ahead bytes are inside `block`).
+///
+/// Each 32-bit lane gathers its byte and the next three, big-endian
+/// (`b0 b1 b2 b3`, lead in the top byte); masks each to its payload (the
+/// lead by its nibble, the rest to 6 bits); `maddubs` and `madd` fold the
+/// four 6-bit-or-less fields into `b0·2¹⁸ + b1·2¹² + b2·2⁶ + b3`; and a
+/// shift by 6·(4 − length) drops the bytes that belong to the next
+/// characters.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn code_points<const G: u32>(block: V) -> V {
+    // Lane k (16 bytes) starts at byte 16G + 4k: dwords 4G+k .. 4G+k+3.
+    let g = 4 * G;
+    let dwords = u32x16([
+        g,
+        g + 1,
+        g + 2,
+        g + 3,
+        g + 1,
+        g + 2,
+        g + 3,
+        g + 4,
+        g + 2,
+        g + 3,
+        g + 4,
+        g + 5,
+        g + 3,
+        g + 4,
+        g + 5,
+        g + 6,
+    ]);
+    let lanes = _mm512_permutexvar_epi32(dwords, block);
+    // Output m of each lane reads bytes m, m+1, m+2, m+3, most significant
+    // first.
+    const GATHER: [u8; N] = repeat([3, 2, 1, 0, 4, 3, 2, 1, 5, 4, 3, 2, 6, 5, 4, 3]);
+    let words = _mm512_shuffle_epi8(lanes, load(&GATHER));
+    let nibble = _mm512_srli_epi32::<28>(words);
+    let masked = _mm512_and_si512(words, _mm512_permutexvar_epi32(nibble, u32x16(LEAD_MASKS)));
+    // Byte pairs (b3 + 64·b2, b1 + 64·b0), then the 16-bit pairs.
+    let pairs = _mm512_maddubs_epi16(masked, _mm512_set1_epi16(0x4001));
+    let joined = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x1000_0001));
+    _mm512_srlv_epi32(
+        joined,
+        _mm512_permutexvar_epi32(nibble, u32x16(LEAD_SHIFTS)),
+    )
+}
+
+/// Appends the code points of `text` to `out`.
+///
+/// 64 bytes at a time: all-ASCII blocks are widened; otherwise three
+/// 16-byte groups are decoded with [`code_points`] and the lanes that hold
+/// a lead byte are compressed together (`vpcompressd`), 48 bytes per
+/// iteration (the last group's look-ahead needs the block's last 16 bytes).
+/// The cursor may stop inside a character whose code point is already out;
+/// its continuation bytes are never leads, so they are skipped. The last
+/// block is a masked (zero-padded) load, its leads limited to real bytes;
+/// in well-formed text no character runs into the padding.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    // One lane per lead byte, + 64 lanes of slack: the stores write whole
+    // registers (16 or 64 lanes) at `written`.
+    out.reserve(len + N);
+    let base = out.len();
+    let dst = &mut out.spare_capacity_mut()[..len + N];
+    let mut written = 0;
+    let mut at = 0;
+    // Invariant: `written` ≤ the number of lead bytes before `at` ≤ `at`;
+    // every store at `written` covers at most 64 lanes, and `at` < `len`
+    // in the loop, so it stays inside `dst` (len + 64 lanes).
+    while at < len {
+        let (v, real) = match bytes.get(at..at + N) {
+            Some(block) => (load(block.try_into().expect("N bytes")), u64::MAX),
+            None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
+        };
+        let non_ascii = _mm512_movepi8_mask(v);
+        if non_ascii == 0 {
+            for g in 0..4 {
+                let lanes = match bytes.get(at + 16 * g..at + 16 * g + 16) {
+                    // From memory: `vpmovzxbd` loads and widens in one.
+                    Some(ascii) => widen_from(ascii.try_into().expect("16 bytes")),
+                    None => widen(v, g),
+                };
+                store_u32(&mut dst[written + 16 * g..], lanes);
+            }
+            written += (len - at).min(N);
+            at += N;
+            continue;
+        }
+        // A lead is any byte but 0x80..=0xBF: as i8, greater than -65.
+        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & real;
+        macro_rules! group {
+            ($g:literal) => {
+                let leads = (leads >> (16 * $g)) as u16;
+                let cps = _mm512_maskz_compress_epi32(leads, code_points::<$g>(v));
+                store_u32(&mut dst[written..], cps);
+                written += leads.count_ones() as usize;
+            };
+        }
+        group!(0);
+        group!(1);
+        group!(2);
+        at += 48;
+    }
+    // SAFETY: lanes `base .. base + written` of the buffer were written
+    // above: every store at `written` wrote at least the lanes that
+    // `written` then advanced over (`count_ones` of the compress mask, or
+    // the real bytes of an ASCII block), and `written` ≤ `len` ≤ the spare
+    // capacity.
+    unsafe { out.set_len(base + written) };
+}
+
+// ---- encoding UTF-32 -----------------------------------------------------
+
+/// For each 4-lane key (2 bits per lane: length − 1), the `pshufb` control
+/// that packs the lanes' UTF-8 bytes to the front, and the byte count.
+const COMPACT: [([u8; 16], u8); 256] = {
+    let mut t = [([0x80u8; 16], 0u8); 256];
+    let mut key = 0;
+    while key < 256 {
+        let mut pos = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let len = ((key >> (2 * lane)) & 3) + 1;
+            let mut b = 0;
+            while b < len {
+                t[key].0[pos] = (4 * lane + b) as u8;
+                pos += 1;
+                b += 1;
+            }
+            lane += 1;
+        }
+        t[key].1 = pos as u8;
+        key += 1;
+    }
+    t
+};
+
+/// Bits 0..4 of a nibble spread to bits 0, 2, 4, 6.
+const SPREAD: [u8; 16] = {
+    let mut t = [0; 16];
+    let mut n = 0;
+    while n < 16 {
+        t[n] = ((n & 1) | (n & 2) << 1 | (n & 4) << 2 | (n & 8) << 3) as u8;
+        n += 1;
+    }
+    t
+};
+
+/// The encoding loop, expanded inside each encoder (so that the packing
+/// closures, compiled with that encoder's features, inline): `$pack(utf8,
+/// k1, k2, k3, dst)` writes the 16 lanes' UTF-8 bytes, packed, at the start
+/// of `dst` (it may write up to 64 bytes) and returns how many there are;
+/// `$pack2(x, k1, dst)`, if it can, does the same from the values when none
+/// is ≥ 0x800.
+macro_rules! encode_loop {
+    ($scalars:expr, $out:expr, $pack2:expr, $pack:expr) => {{
+        let (scalars, out, pack2, pack): (&[u32], &mut Vec<u8>, _, _) =
+            ($scalars, $out, $pack2, $pack);
+        // At most 4 bytes per value, + 64 for a whole-register store at the end.
+        out.reserve(4 * scalars.len() + N);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..4 * scalars.len() + N];
+        let mut written = 0;
+        let mut at = 0;
+        let s32 = |x: u32| _mm512_set1_epi32(x as i32);
+        // Invariant: `written` ≤ 4·`at`, so a store of ≤ 64 bytes at `written`
+        // ends by 4·`at` + 64 ≤ 4·len + 64.
+        // One 16-value block (a macro, so that it is inlined at each use);
+        // `false` if it holds a value that cannot be encoded (the scalar
+        // encoder then reports which).
+        macro_rules! block {
+            () => {
+                'block: {
+                    // The last block is a masked load: its missing lanes are zeros,
+                    // each of which packs to one byte at the end, taken off again.
+                    let real = (scalars.len() - at).min(16);
+                    let padding = 16 - real;
+                    let x = load_u32(&scalars[at..]);
+                    let surrogate =
+                        _mm512_cmpeq_epi32_mask(_mm512_and_si512(x, s32(0xFFFF_F800)), s32(0xD800));
+                    let too_large = _mm512_cmpgt_epu32_mask(x, s32(0x10_FFFF));
+                    if surrogate | too_large != 0 {
+                        break 'block false;
+                    }
+                    let k1 = _mm512_cmpge_epu32_mask(x, s32(0x80));
+                    let k2 = _mm512_cmpge_epu32_mask(x, s32(0x800));
+                    // 1- and 2-byte values only (Latin text, and ASCII): one path
+                    // for both, so mixing them costs no mispredicted branch.
+                    if k2 == 0 {
+                        if let Some(n) = pack2(x, k1, &mut dst[written..]) {
+                            written += n - padding;
+                            at += real;
+                            break 'block true;
+                        }
+                    }
+                    if k1 == 0 {
+                        store_bytes(&mut dst[written..], _mm512_cvtepi32_epi8(x));
+                        written += real;
+                    } else {
+                        let k3 = _mm512_cmpge_epu32_mask(x, s32(0x1_0000));
+                        let utf8 = utf8_lanes(x, k1, k2, k3);
+                        written += pack(utf8, k1, k2, k3, &mut dst[written..]) - padding;
+                    }
+                    at += real;
+                    true
+                }
+            };
+        }
+        'blocks: while at < scalars.len() {
+            if let Some(run) = scalars.get(at..at + 64) {
+                // 64 values at a time when all are ASCII (one test per 64,
+                // predictable: almost always true in ASCII text, almost
+                // always false elsewhere); else their four blocks.
+                let (a, b, c, d) = (
+                    load_u32(run),
+                    load_u32(&run[16..]),
+                    load_u32(&run[32..]),
+                    load_u32(&run[48..]),
+                );
+                let any = _mm512_or_si512(_mm512_ternarylogic_epi32::<0xFE>(a, b, c), d);
+                if _mm512_cmpge_epu32_mask(any, s32(0x80)) == 0 {
+                    for (i, v) in [a, b, c, d].into_iter().enumerate() {
+                        store_bytes(&mut dst[written + 16 * i..], _mm512_cvtepi32_epi8(v));
+                    }
+                    written += 64;
+                    at += 64;
+                    continue;
+                }
+                for _ in 0..4 {
+                    if !block!() {
+                        break 'blocks;
+                    }
+                }
+            } else if !block!() {
+                break;
+            }
+        }
+        // SAFETY: bytes `base .. base + written` were written above: each store
+        // at `written` covers the bytes `written` then advanced over; `written`
+        // ≤ 4·`at` ≤ the spare capacity.
+        unsafe { out.set_len(base + written) };
+        encode_scalars(&scalars[at..], out).map_err(|f| EncodeFailure {
+            index: f.index + at,
+            error: f.error,
+        })
+    }};
+}
+
+/// Encodes `scalars` as UTF-8 onto `out`, or fails at the first value that
+/// is a surrogate or above U+10FFFF.
+///
+/// 16 values at a time (64 when all are ASCII: narrowed with `vpmovdb`;
+/// the last block a masked load).
+/// Otherwise each lane builds its 1–4 UTF-8 bytes in place ([`utf8_lanes`])
+/// and each 16-byte lane is packed with a `pshufb` control chosen by its
+/// four lengths. A block holding an invalid value goes to the scalar
+/// encoder, which reports the exact index.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+    let no_two_byte_path = |_: V, _: u16, _: &mut [MaybeUninit<u8>]| None::<usize>;
+    encode_loop!(
+        scalars,
+        out,
+        no_two_byte_path,
+        |utf8: V, k1: u16, k2: u16, k3: u16, dst: &mut [MaybeUninit<u8>]| {
+            // Per lane, length − 1 in two bits: bit 0 = k1^k2^k3, bit 1 = k2.
+            let low = k1 ^ k2 ^ k3;
+            let mut written = 0;
+            macro_rules! lane {
+                ($j:literal) => {
+                    let key = usize::from(SPREAD[usize::from((low >> (4 * $j)) & 15)])
+                        | usize::from(SPREAD[usize::from((k2 >> (4 * $j)) & 15)]) << 1;
+                    let (control, count) = &COMPACT[key];
+                    // SAFETY: `control` is 16 readable bytes.
+                    let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+                    let lane = _mm512_extracti32x4_epi32::<$j>(utf8);
+                    store_bytes(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+                    written += usize::from(*count);
+                };
+            }
+            lane!(0);
+            lane!(1);
+            lane!(2);
+            lane!(3);
+            written
+        }
+    )
+}
+
+/// [`encode`], packing the bytes with AVX-512 VBMI2's `vpcompressb`: a lane's
+/// bytes past its length are zero and every UTF-8 byte of a multi-byte
+/// character is not, so "non-zero, or a lane's first byte" is exactly the
+/// set of bytes to keep. Blocks of 1- and 2-byte characters only (Latin
+/// text) take a shorter path: each value becomes one 16-bit word
+/// (`110xxxxx 10xxxxxx`, or the ASCII byte and a zero), packed the same way.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2")]
+pub(crate) fn encode_vbmi2(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+    let two_byte = |x: V, k1: u16, dst: &mut [MaybeUninit<u8>]| {
+        let s32 = |x: u32| _mm512_set1_epi32(x as i32);
+        // Lead 0xC0 | x >> 6 in the low byte, 0x80 | x & 0x3F in the high.
+        let lead = _mm512_or_si512(_mm512_srli_epi32::<6>(x), s32(0xC0));
+        let tail = _mm512_slli_epi32::<8>(_mm512_and_si512(x, s32(0x3F)));
+        let two = _mm512_ternarylogic_epi32::<0xFE>(lead, tail, s32(0x8000));
+        let words = _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(x, k1, two));
+        let keep = _mm256_test_epi8_mask(words, words) | 0x5555_5555;
+        let packed = _mm256_maskz_compress_epi8(keep, words);
+        let dst: &mut [MaybeUninit<u8>; 32] = (&mut dst[..32]).try_into().expect("32 bytes");
+        // SAFETY: `dst` is 32 writable bytes, the width of the store.
+        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), packed) };
+        Some(keep.count_ones() as usize)
+    };
+    encode_loop!(
+        scalars,
+        out,
+        two_byte,
+        |utf8: V, _: u16, _: u16, _: u16, dst: &mut [MaybeUninit<u8>]| {
+            let keep = _mm512_test_epi8_mask(utf8, utf8) | 0x1111_1111_1111_1111;
+            let packed = _mm512_maskz_compress_epi8(keep, utf8);
+            let dst: &mut [MaybeUninit<u8>; 64] = (&mut dst[..64]).try_into().expect("64 bytes");
+            // SAFETY: `dst` is 64 writable bytes, the width of the store.
+            unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), packed) };
+            keep.count_ones() as usize
+        }
+    )
+}
+
+/// Whether this CPU can run the VBMI2 variant.
+pub(crate) fn available_vbmi2() -> bool {
+    available() && is_x86_feature_detected!("avx512vl") && is_x86_feature_detected!("avx512vbmi2")
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn load_u32(values: &[u32]) -> V {
+    match values.get(..16) {
+        Some(values) => {
+            let values: &[u32; 16] = values.try_into().expect("16 values");
+            // SAFETY: `values` is 16 readable `u32`s = 64 bytes.
+            unsafe { _mm512_loadu_si512(values.as_ptr().cast()) }
+        }
+        None => {
+            // Bit k set for k < values.len() < 16 only.
+            let mask = (1u16 << values.len()) - 1;
+            // SAFETY: a masked load reads only the elements whose mask bit
+            // is set (the others are not accessed and cannot fault), i.e.
+            // values[..values.len()]; the rest read as zero.
+            unsafe { _mm512_maskz_loadu_epi32(mask, values.as_ptr().cast()) }
+        }
+    }
+}
+
+/// Each lane's UTF-8 form, first byte lowest, zero past its length (`k1`,
+/// `k2`, `k3`: the lanes ≥ 0x80, ≥ 0x800, ≥ 0x10000).
+///
+/// The four 6-bit fields of the value are spread one per byte, most
+/// significant first (`[x>>18, x>>12, x>>6, x] & 0x3F`); a length-`L`
+/// character keeps the last `L` (a right shift by 8·(4 − L)) and gets its
+/// marker bits (`110xxxxx 10xxxxxx`, …) OR'ed in. ASCII lanes are the value.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn utf8_lanes(x: V, k1: u16, k2: u16, k3: u16) -> V {
+    let s32 = |x: u32| _mm512_set1_epi32(x as i32);
+    // 0xCA: a ? b : c, bit by bit (a is the mask).
+    let hi = _mm512_ternarylogic_epi32::<0xCA>(
+        s32(0xFF00_0000),
+        _mm512_slli_epi32::<24>(x),
+        _mm512_slli_epi32::<10>(x),
+    );
+    let mid = _mm512_ternarylogic_epi32::<0xCA>(s32(0xFFFF_0000), hi, _mm512_srli_epi32::<4>(x));
+    let all = _mm512_ternarylogic_epi32::<0xCA>(s32(0xFFFF_FF00), mid, _mm512_srli_epi32::<18>(x));
+    let fields = _mm512_and_si512(all, s32(0x3F3F_3F3F));
+    // Length 2, 3, 4: keep the last 2, 3, 4 bytes, mark them.
+    let shift = _mm512_mask_mov_epi32(_mm512_mask_mov_epi32(s32(16), k2, s32(8)), k3, s32(0));
+    let marks = _mm512_mask_mov_epi32(
+        _mm512_mask_mov_epi32(s32(0x80C0), k2, s32(0x80_80E0)),
+        k3,
+        s32(0x8080_80F0),
+    );
+    let multi = _mm512_or_si512(_mm512_srlv_epi32(fields, shift), marks);
+    _mm512_mask_mov_epi32(x, k1, multi)
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn store_bytes(dst: &mut [MaybeUninit<u8>], v: __m128i) {
+    let dst: &mut [MaybeUninit<u8>; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
+    // SAFETY: `dst` is 16 writable bytes, the width of the store.
+    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
+}

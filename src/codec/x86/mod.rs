@@ -1,0 +1,223 @@
+//! SIMD kernels for x86-64: AVX-512BW (and a VBMI2 variant of its
+//! encoder), AVX2 and SSE4.1.
+//!
+//! **One algorithm, many ISAs** (the layout of simdutf8's
+//! `implementation/`): [`validator!`] writes the validation loop once, over a
+//! dozen vector operations (`load`, `prevs`, `lookup`, `must23`, …); each ISA
+//! module supplies those operations for its register width `N` and expands
+//! the macro inside a `#[target_feature]` function. The operations are safe
+//! `#[target_feature]` functions, so the algorithm itself contains no
+//! `unsafe`; the only `unsafe` left is in the loads and stores, each next to
+//! the bound that makes it sound.
+//!
+//! Validation is Keiser & Lemire's lookup algorithm (see [`super::lookup`]):
+//! per block of `N` bytes, three nibble look-ups classify every byte pair,
+//! and a saturating-subtract test finds the bytes that must be 3rd or 4th
+//! continuation bytes. The hot loop tests four blocks at once; when they
+//! fail, the first flagged byte of the first failing block is found; the
+//! scalar
+//! [`locate`](super::validate::locate) then re-scans only from the last
+//! character boundary before that byte (everything before it passed every
+//! check, so it is well-formed except perhaps for one unfinished character,
+//! whose lead is at most 3 bytes back) — typically a handful of bytes. Runs
+//! of ASCII are skipped four blocks per test. The input's last partial block is zero-padded: an
+//! unfinished character at the very end then meets a 0x00 and fails like a
+//! truncated one, which is exactly when `locate` reports `error_len: None`.
+//!
+//! The kernels are compiled only for x86-64 and never under Miri, which
+//! cannot run vendor intrinsics; there the scalar kernel is the only one.
+
+pub(super) mod avx2;
+pub(super) mod avx512;
+pub(super) mod sse41;
+
+/// Repeats a 16-byte table across a `W`-byte register image (the shuffle
+/// instructions look up within each 16-byte lane).
+const fn repeat<const W: usize>(table: [u8; 16]) -> [u8; W] {
+    let mut out = [0; W];
+    let mut i = 0;
+    while i < W {
+        out[i] = table[i % 16];
+        i += 1;
+    }
+    out
+}
+
+/// For every byte position `i` of the last block, the largest byte that
+/// does *not* start a character still open at the block's end: a lead at
+/// `N-1` (≥ 0xC0), `N-2` (≥ 0xE0) or `N-3` (≥ 0xF0) needs bytes from the
+/// next block.
+const fn incomplete_max<const W: usize>() -> [u8; W] {
+    let mut out = [0xFF; W];
+    out[W - 3] = 0xEF;
+    out[W - 2] = 0xDF;
+    out[W - 1] = 0xBF;
+    out
+}
+
+/// The validation loop, written once. Expects in scope: `N`, `V`, `load`,
+/// `load_tail`, `is_ascii`, `zero`, `or`, `errors`, `any`, `first`,
+/// `incomplete`.
+macro_rules! validator {
+    ($features:literal) => {
+        /// Checks `bytes`, with `core::str::from_utf8`'s error details
+        /// (packed in a [`Verdict`]).
+        ///
+        /// The hot loop takes four blocks at a time and tests once: all
+        /// ASCII (skip), or the OR of the four blocks' error vectors is zero
+        /// (well-formed). When a group fails, the first non-zero error
+        /// vector gives the first flagged byte, and `locate` finds the error
+        /// from the character boundary just before it.
+        #[target_feature(enable = $features)]
+        pub(crate) fn validate(bytes: &[u8]) -> Verdict {
+            Verdict::pack(validate_inner(bytes))
+        }
+
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn validate_inner(bytes: &[u8]) -> Result<(), Utf8Error> {
+            if bytes.len() <= N {
+                // One block at most: straight-line code, no loop.
+                let input = match bytes.try_into() {
+                    Ok(block) => load(block),
+                    Err(_) => load_tail(bytes),
+                };
+                if is_ascii(input) {
+                    return Ok(());
+                }
+                if let Some(first) = first(errors(input, zero())) {
+                    return Err(fail(bytes, first.min(bytes.len())));
+                }
+                if bytes.len() == N && incomplete(input) {
+                    return Err(fail(bytes, N));
+                }
+                return Ok(());
+            }
+            let mut at = 0;
+            // The previous block (only its last 3 bytes matter), and whether
+            // a character it starts is still open.
+            let mut prev = zero();
+            let mut prev_incomplete = false;
+            // Align the hot loop's loads (a load that straddles two cache
+            // lines costs two): check the first two blocks one by one, then
+            // start at the aligned address inside the second, its "previous
+            // block" loaded from the N bytes before it. The overlap is
+            // checked twice, with the same context, so it flags nothing new.
+            let skew = bytes.as_ptr().addr() % N;
+            if skew != 0 && bytes.len() >= 6 * N {
+                for start in [0, N] {
+                    let input = load(bytes[start..start + N].try_into().expect("N bytes"));
+                    if let Some(first) = first(errors(input, prev)) {
+                        return Err(fail(bytes, start + first));
+                    }
+                    prev = input;
+                }
+                at = 2 * N - skew;
+                prev = load(bytes[at - N..at].try_into().expect("N bytes"));
+                prev_incomplete = incomplete(prev);
+            }
+            while let Some(group) = bytes.get(at..at + 4 * N) {
+                let (a, rest) = group.split_first_chunk::<N>().expect("4N bytes");
+                let (b, rest) = rest.split_first_chunk::<N>().expect("3N bytes");
+                let (c, d) = rest.split_first_chunk::<N>().expect("2N bytes");
+                let (a, b, c, d) = (
+                    load(a),
+                    load(b),
+                    load(c),
+                    load(d.try_into().expect("N bytes")),
+                );
+                if is_ascii(or(or(a, b), or(c, d))) {
+                    if prev_incomplete {
+                        // An ASCII byte cannot continue the open character.
+                        return Err(fail(bytes, at));
+                    }
+                    // After ASCII, zero is as good a "previous block" as any:
+                    // the tables treat every ASCII byte alike.
+                    prev = zero();
+                } else {
+                    let (ea, eb, ec, ed) =
+                        (errors(a, prev), errors(b, a), errors(c, b), errors(d, c));
+                    if any(or(or(ea, eb), or(ec, ed))) {
+                        // The first failing block, and its first flagged
+                        // byte (tested in turn: an array would be spilled
+                        // to a realigned stack frame on every call).
+                        let flagged = match (first(ea), first(eb), first(ec)) {
+                            (Some(f), _, _) => f,
+                            (None, Some(f), _) => N + f,
+                            (None, None, Some(f)) => 2 * N + f,
+                            (None, None, None) => 3 * N + first(ed).unwrap_or(0),
+                        };
+                        return Err(fail(bytes, at + flagged));
+                    }
+                    prev_incomplete = incomplete(d);
+                    prev = d;
+                }
+                at += 4 * N;
+            }
+            // Fewer than 4N bytes left: block by block, then the tail,
+            // zero-padded so that a character left open at the end fails on
+            // the padding.
+            while let Some(block) = bytes.get(at..at + N) {
+                let input = load(block.try_into().expect("N bytes"));
+                if is_ascii(input) {
+                    if prev_incomplete {
+                        return Err(fail(bytes, at));
+                    }
+                } else {
+                    if let Some(first) = first(errors(input, prev)) {
+                        return Err(fail(bytes, at + first));
+                    }
+                    prev_incomplete = incomplete(input);
+                }
+                prev = input;
+                at += N;
+            }
+            if at < bytes.len() {
+                let input = load_tail(&bytes[at..]);
+                if prev_incomplete || !is_ascii(input) {
+                    if let Some(first) = first(errors(input, prev)) {
+                        // The flag may sit in the padding (an unfinished
+                        // character): look back from the end instead.
+                        return Err(fail(bytes, (at + first).min(bytes.len())));
+                    }
+                }
+            } else if prev_incomplete {
+                return Err(fail(bytes, at));
+            }
+            Ok(())
+        }
+
+        /// The Keiser–Lemire check of one block: non-zero bytes mark errors.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn errors(input: V, prev: V) -> V {
+            use $crate::codec::lookup::{CUR_HIGH, PREV_HIGH, PREV_LOW};
+            // Constants, so each table is one load from read-only data.
+            const T_PREV_HIGH: [u8; N] = super::repeat::<N>(PREV_HIGH);
+            const T_PREV_LOW: [u8; N] = super::repeat::<N>(PREV_LOW);
+            const T_CUR_HIGH: [u8; N] = super::repeat::<N>(CUR_HIGH);
+            let (prev1, prev2, prev3) = prevs(input, prev);
+            let classes = and3(
+                lookup(&T_PREV_HIGH, high_nibbles(prev1)),
+                lookup(&T_PREV_LOW, low_nibbles(prev1)),
+                lookup(&T_CUR_HIGH, high_nibbles(input)),
+            );
+            // TWO_CONTS (bit 7) must be set exactly where a 3rd/4th byte is
+            // due; every other class bit is an error by itself.
+            xor(classes, must23(prev2, prev3))
+        }
+    };
+}
+pub(crate) use validator;
+
+use crate::outcome::Utf8Error;
+
+/// The exact error, given that no check flagged any byte before `flagged`
+/// (so `bytes[..flagged]` is well-formed but for one character perhaps left
+/// open, whose lead is at most 3 bytes back) and that the input is
+/// ill-formed: `locate` from the last character boundary, a few bytes.
+#[cold]
+#[inline(never)]
+fn fail(bytes: &[u8], flagged: usize) -> Utf8Error {
+    super::validate::locate(bytes, super::validate::boundary_before(bytes, flagged))
+}

@@ -1,0 +1,146 @@
+//! The SSE4.1 kernel (16-byte registers, SSSE3 shuffles and SSE4.1 `ptest`): SIMD validation; decoding and
+//! encoding use the scalar loops, compiled with SSE4.1 enabled so their ASCII
+//! widening and narrowing loops vectorize.
+
+use super::{fail, incomplete_max, validator};
+use crate::codec::encode::EncodeFailure;
+use crate::codec::Verdict;
+use crate::outcome::Utf8Error;
+use core::arch::x86_64::*;
+
+/// Block width in bytes.
+const N: usize = 16;
+/// Per position, the largest byte that leaves no character open past the block.
+const INCOMPLETE_MAX: [u8; N] = incomplete_max::<N>();
+type V = __m128i;
+
+/// Whether this CPU can run the kernel.
+pub(crate) fn available() -> bool {
+    is_x86_feature_detected!("ssse3") && is_x86_feature_detected!("sse4.1")
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn load(block: &[u8; N]) -> V {
+    // SAFETY: `block` is 16 readable bytes, the width of the load; `loadu`
+    // has no alignment requirement.
+    unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn load_tail(tail: &[u8]) -> V {
+    let mut padded = [0u8; N];
+    padded[..tail.len()].copy_from_slice(tail);
+    load(&padded)
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn zero() -> V {
+    _mm_setzero_si128()
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn splat(byte: u8) -> V {
+    _mm_set1_epi8(byte as i8)
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn is_ascii(v: V) -> bool {
+    _mm_movemask_epi8(v) == 0
+}
+
+/// The input shifted by 1, 2 and 3 bytes, the gap filled from `prev`.
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn prevs(input: V, prev: V) -> (V, V, V) {
+    (
+        _mm_alignr_epi8::<15>(input, prev),
+        _mm_alignr_epi8::<14>(input, prev),
+        _mm_alignr_epi8::<13>(input, prev),
+    )
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn high_nibbles(v: V) -> V {
+    _mm_and_si128(_mm_srli_epi16::<4>(v), splat(0x0F))
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn low_nibbles(v: V) -> V {
+    _mm_and_si128(v, splat(0x0F))
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn lookup(table: &[u8; N], nibbles: V) -> V {
+    _mm_shuffle_epi8(load(table), nibbles)
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn and3(a: V, b: V, c: V) -> V {
+    _mm_and_si128(_mm_and_si128(a, b), c)
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn or(a: V, b: V) -> V {
+    _mm_or_si128(a, b)
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn xor(a: V, b: V) -> V {
+    _mm_xor_si128(a, b)
+}
+
+/// 0x80 where the byte must be a 3rd or 4th byte. Saturating subtraction
+/// leaves bit 7 set exactly when 2 back ≥ 0xE0 (0xE0 − 0x60 = 0x80) or 3
+/// back ≥ 0xF0 (0xF0 − 0x70 = 0x80).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn must23(prev2: V, prev3: V) -> V {
+    let third = _mm_subs_epu8(prev2, splat(0x60));
+    let fourth = _mm_subs_epu8(prev3, splat(0x70));
+    _mm_and_si128(_mm_or_si128(third, fourth), splat(0x80))
+}
+
+/// The index of the first non-zero byte, if any.
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn first(v: V) -> Option<usize> {
+    let clear = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) as u32;
+    (clear != 0xFFFF).then(|| (!clear).trailing_zeros() as usize)
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn any(v: V) -> bool {
+    _mm_testz_si128(v, v) == 0
+}
+
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn incomplete(v: V) -> bool {
+    any(_mm_subs_epu8(v, load(&INCOMPLETE_MAX)))
+}
+
+validator!("ssse3,sse4.1");
+
+/// The scalar decoder, compiled with SSE4.1 (its ASCII widening vectorizes).
+#[target_feature(enable = "ssse3,sse4.1")]
+pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
+    crate::codec::decode::decode_valid_scalar(text, out);
+}
+
+/// The scalar encoder, compiled with SSE4.1.
+#[target_feature(enable = "ssse3,sse4.1")]
+pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+    crate::codec::encode::encode_scalars(scalars, out)
+}

@@ -1,0 +1,435 @@
+//! Every kernel the CPU supports, called directly (whatever the dispatcher
+//! would choose), against std and the reference decoder: validate, strict
+//! and lossy decoding (UTF-32 and String), encoding and streaming.
+//!
+//! The SIMD kernels work in 16-, 32- and 64-byte blocks, so besides every
+//! input of up to 3 bytes the cases here put errors and truncations at every
+//! offset around the block edges, after 0–63 bytes of ASCII and inside 2-, 3-
+//! and 4-byte text. Expected values never come from a kernel.
+
+use rayon::prelude::*;
+use utf8conform::codec::{self, Kernel, KERNELS};
+use utf8conform::outcome::Utf8Error;
+use utf8conform::reference;
+
+fn kernels() -> impl Iterator<Item = &'static Kernel> {
+    KERNELS.iter().filter(|k| (k.available)())
+}
+
+/// std's answer: the scalars, or the error.
+fn expected_strict(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
+    core::str::from_utf8(bytes)
+        .map(|s| s.chars().map(u32::from).collect())
+        .map_err(Utf8Error::from)
+}
+
+/// Checks one input through one kernel's strict, lossy and validate paths.
+fn check(kernel: &'static Kernel, bytes: &[u8]) {
+    let strict = expected_strict(bytes);
+    let name = kernel.name;
+    assert_eq!(
+        kernel.validate(bytes),
+        strict.as_ref().map(|_| ()).map_err(|e| *e),
+        "{name} validate {bytes:02x?}"
+    );
+    assert_eq!(
+        kernel.decode_utf32(bytes),
+        strict,
+        "{name} decode_utf32 {bytes:02x?}"
+    );
+    let lossy = String::from_utf8_lossy(bytes);
+    assert_eq!(
+        kernel.decode_lossy(bytes),
+        lossy,
+        "{name} decode_lossy {bytes:02x?}"
+    );
+    let lossy32: Vec<u32> = lossy.chars().map(u32::from).collect();
+    assert_eq!(
+        kernel.decode_lossy_utf32(bytes),
+        lossy32,
+        "{name} decode_lossy_utf32 {bytes:02x?}"
+    );
+}
+
+#[test]
+fn at_least_the_scalar_kernel_runs_and_names_are_unique() {
+    assert!(kernels().any(|k| k.name == "scalar"));
+    let mut names: Vec<_> = KERNELS.iter().map(|k| k.name).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), KERNELS.len());
+    eprintln!(
+        "kernels available: {:?}; active: {}",
+        kernels().map(|k| k.name).collect::<Vec<_>>(),
+        codec::active_kernel().name
+    );
+}
+
+#[test]
+fn every_input_of_one_and_two_bytes() {
+    for kernel in kernels() {
+        check(kernel, b"");
+        (0..=255u8).into_par_iter().for_each(|a| {
+            check(kernel, &[a]);
+            for b in 0..=255u8 {
+                check(kernel, &[a, b]);
+            }
+        });
+    }
+}
+
+#[test]
+fn every_input_of_three_bytes() {
+    for kernel in kernels() {
+        (0..=255u8).into_par_iter().for_each(|a| {
+            let mut buf = [a, 0, 0];
+            for b in 0..=255u8 {
+                buf[1] = b;
+                for c in 0..=255u8 {
+                    buf[2] = c;
+                    // The strict and lossy paths share the engine; validate
+                    // is the kernel's own loop: check it on all, the rest on
+                    // the non-trivial ones.
+                    let expected = core::str::from_utf8(&buf)
+                        .map(|_| ())
+                        .map_err(Utf8Error::from);
+                    assert_eq!(
+                        kernel.validate(&buf),
+                        expected,
+                        "{} {buf:02x?}",
+                        kernel.name
+                    );
+                    if a >= 0x80 || b >= 0x80 || c >= 0x80 {
+                        check(kernel, &buf);
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn every_two_byte_input_after_0_to_63_bytes_of_ascii() {
+    for kernel in kernels() {
+        (0..64usize).into_par_iter().for_each(|pad| {
+            let mut buf = vec![b'x'; pad + 2];
+            for a in 0x80..=0xFFu8 {
+                buf[pad] = a;
+                for b in 0..=255u8 {
+                    buf[pad + 1] = b;
+                    check(kernel, &buf);
+                }
+            }
+        });
+    }
+}
+
+/// Text of `len` bytes made of `filler` characters (cut to a whole number
+/// of characters, then padded with ASCII to exactly `len`).
+fn text(filler: &str, len: usize) -> Vec<u8> {
+    let mut out: Vec<u8> = filler.repeat(len / filler.len()).into_bytes();
+    out.resize(len, b'.');
+    out
+}
+
+const FILLERS: [&str; 5] = [
+    "a",
+    "\u{e9}",
+    "\u{20ac}",
+    "\u{1F600}",
+    "a\u{e9}\u{20ac}\u{1F600}",
+];
+const EDGES: [usize; 12] = [15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129];
+
+/// Ill-formed sequences of every kind, by maximal subpart.
+const BAD: [&[u8]; 14] = [
+    b"\x80",             // lone continuation
+    b"\xBF\xBF",         // two of them
+    b"\xC0\xAF",         // overlong 2-byte: two 1-byte subparts
+    b"\xC1\xBF",         //   idem
+    b"\xE0\x80\xAF",     // overlong 3-byte
+    b"\xED\xA0\x80",     // surrogate
+    b"\xF0\x80\x80\xAF", // overlong 4-byte
+    b"\xF4\x90\x80\x80", // above U+10FFFF
+    b"\xF5\x80",         // never a lead
+    b"\xFF",             //   idem
+    b"\xE2\x82",         // 2-byte subpart, then whatever follows
+    b"\xF0\x9F\x98",     // 3-byte subpart
+    b"\xC3",             // 1-byte subpart
+    b"\xE1\x41",         // lead then ASCII
+];
+
+#[test]
+fn errors_at_every_offset_around_the_block_edges() {
+    for kernel in kernels() {
+        FILLERS.par_iter().for_each(|filler| {
+            for edge in EDGES {
+                for at in edge.saturating_sub(4)..=edge + 4 {
+                    for bad in BAD {
+                        // The error inserted at `at` (after a text cut to
+                        // `at` bytes), then more text: it straddles the edge.
+                        let mut input = text(filler, at);
+                        input.extend_from_slice(bad);
+                        input.extend_from_slice(&text(filler, 70));
+                        check(kernel, &input);
+                        // And a byte of the text overwritten in place.
+                        let mut input = text(filler, at + 70);
+                        input[at] = bad[0];
+                        check(kernel, &input);
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn errors_around_the_alignment_prologue_at_every_address_skew() {
+    // The kernels check their first blocks one by one until their loads are
+    // 64-byte aligned (for inputs of 384 bytes or more): slice one buffer at
+    // every skew, and put errors at every offset of the first 200 bytes.
+    for kernel in kernels() {
+        FILLERS.par_iter().for_each(|filler| {
+            let base = text(filler, 700);
+            for skew in 0..64 {
+                for at in 0..200 {
+                    for bad in [
+                        b"\x80".as_slice(),
+                        b"\xE2\x82",
+                        b"\xF0\x9F\x98",
+                        b"\xED\xA0\x80",
+                    ] {
+                        let mut buf = vec![b'#'; skew];
+                        buf.extend_from_slice(&base[..at]);
+                        buf.extend_from_slice(bad);
+                        buf.extend_from_slice(&base[at..]);
+                        let input = &buf[skew..];
+                        let expected = core::str::from_utf8(input)
+                            .map(|_| ())
+                            .map_err(Utf8Error::from);
+                        assert_eq!(
+                            kernel.validate(input),
+                            expected,
+                            "{} skew {skew} at {at}",
+                            kernel.name
+                        );
+                    }
+                }
+                check(kernel, &base[..]);
+            }
+        });
+    }
+}
+
+#[test]
+fn incomplete_tails_at_every_block_offset() {
+    let cuts: [&[u8]; 6] = [
+        b"\xC3",
+        b"\xE2",
+        b"\xE2\x82",
+        b"\xF0",
+        b"\xF0\x9F",
+        b"\xF0\x9F\x98",
+    ];
+    for kernel in kernels() {
+        FILLERS.par_iter().for_each(|filler| {
+            for len in 0..=200 {
+                for cut in cuts {
+                    let mut input = text(filler, len);
+                    input.extend_from_slice(cut);
+                    check(kernel, &input);
+                }
+                // And the text cut at an arbitrary byte.
+                let input = text(filler, len);
+                check(kernel, &input);
+            }
+        });
+    }
+}
+
+/// A deterministic generator (xorshift), so failures replay.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// A random scalar value, of each UTF-8 length about equally often.
+    fn scalar(&mut self) -> char {
+        let ranges = [
+            (0, 0x7F),
+            (0x80, 0x7FF),
+            (0x800, 0xFFFF),
+            (0x10000, 0x10FFFF),
+        ];
+        loop {
+            let (lo, hi) = ranges[self.below(4) as usize];
+            if let Some(c) = char::from_u32(lo + self.below(u64::from(hi - lo + 1)) as u32) {
+                return c;
+            }
+        }
+    }
+}
+
+#[test]
+fn long_random_text_with_sparse_errors_matches_std() {
+    for kernel in kernels() {
+        (0..64u64).into_par_iter().for_each(|seed| {
+            let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (seed + 1));
+            for _ in 0..40 {
+                let len = rng.below(3000) as usize;
+                let text: String = (0..len).map(|_| rng.scalar()).collect();
+                let mut bytes = text.into_bytes();
+                check(kernel, &bytes);
+                // Now corrupt a few bytes.
+                for _ in 0..rng.below(6) {
+                    if !bytes.is_empty() {
+                        let at = rng.below(bytes.len() as u64) as usize;
+                        bytes[at] = rng.next() as u8;
+                    }
+                }
+                check(kernel, &bytes);
+            }
+        });
+    }
+}
+
+#[test]
+fn the_reference_agrees_on_the_edge_inputs() {
+    // The expectations above are std's; pin std to the reference on the
+    // same shapes, so both independent implementations stand behind them.
+    for filler in FILLERS {
+        for at in [15, 16, 63, 64, 65] {
+            for bad in BAD {
+                let mut input = text(filler, at);
+                input.extend_from_slice(bad);
+                input.extend_from_slice(&text(filler, 10));
+                let std = expected_strict(&input);
+                let reference =
+                    reference::decode(&input).map(|v| v.into_iter().map(u32::from).collect());
+                assert_eq!(reference, std, "{input:02x?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn encode_every_scalar_at_every_block_offset() {
+    let all: Vec<u32> = (0..=0x10FFFFu32)
+        .filter(|&u| char::from_u32(u).is_some())
+        .collect();
+    let expected: String = all.iter().map(|&u| char::from_u32(u).unwrap()).collect();
+    for kernel in kernels() {
+        for skip in 0..16 {
+            let expected = &expected.as_bytes()[expected.char_indices().nth(skip).unwrap().0..];
+            assert_eq!(
+                kernel.encode_utf32(&all[skip..]).unwrap(),
+                expected,
+                "{} skip {skip}",
+                kernel.name
+            );
+        }
+    }
+}
+
+#[test]
+fn encode_refuses_bad_values_at_every_position() {
+    let mut rng = Rng(7);
+    let base: Vec<u32> = (0..80).map(|_| u32::from(rng.scalar())).collect();
+    let ascii: Vec<u32> = (0..80).map(|i| 0x30 + i % 40).collect();
+    for kernel in kernels() {
+        for (text, len) in [&base, &ascii]
+            .into_iter()
+            .flat_map(|t| [1, 7, 15, 16, 17, 33, 63, 64, 65, 80].map(|n| (t, n)))
+        {
+            let text = &text[..len];
+            assert_eq!(
+                kernel.encode_utf32(text).unwrap(),
+                text.iter()
+                    .map(|&u| char::from_u32(u).unwrap())
+                    .collect::<String>()
+                    .as_bytes(),
+            );
+            for at in 0..text.len() {
+                for bad in [0xD800, 0xDFFF, 0x110000, u32::MAX] {
+                    let mut input = text.to_vec();
+                    input[at] = bad;
+                    let e = kernel.encode_utf32(&input).unwrap_err();
+                    assert_eq!(e.index, at, "{} {bad:#x} at {at}", kernel.name);
+                    assert_eq!(Err(e.error), reference::encode(bad));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn streaming_with_every_kernel_equals_one_shot_at_every_split() {
+    let mut input = Vec::new();
+    for filler in FILLERS {
+        input.extend_from_slice(&text(filler, 40));
+        input.extend_from_slice(b"\xE2\x82\xF0\x9F\x98A\xED\xA0\x80");
+    }
+    input.extend_from_slice(b"\xF0\x9F\x98"); // cut at the end
+    let strict = reference::decode(&input);
+    let lossy: String = reference::decode_lossy(&input).into_iter().collect();
+    let valid_prefix = &input[..strict.as_ref().unwrap_err().valid_up_to()];
+    for kernel in kernels() {
+        for cut in 0..=input.len() {
+            for chunk in [1, 3, 64] {
+                let pieces: Vec<&[u8]> = std::iter::once(&input[..cut])
+                    .chain(input[cut..].chunks(chunk))
+                    .collect();
+                let mut d = kernel.stream_lossy();
+                let mut out = String::new();
+                for p in &pieces {
+                    d.feed(p, &mut out).unwrap();
+                }
+                d.finish(&mut out).unwrap();
+                assert_eq!(out, lossy, "{} lossy cut {cut} chunk {chunk}", kernel.name);
+
+                let mut d = kernel.stream_strict();
+                let mut out = Vec::new();
+                let result = pieces
+                    .iter()
+                    .try_for_each(|p| d.feed_utf32(p, &mut out))
+                    .and_then(|()| d.finish_utf32(&mut out));
+                assert_eq!(result, strict.as_ref().map(|_| ()).map_err(|e| *e));
+                // What was emitted before the error is a prefix of the text.
+                let prefix: Vec<u32> = core::str::from_utf8(valid_prefix)
+                    .unwrap()
+                    .chars()
+                    .map(u32::from)
+                    .collect();
+                assert!(out.len() <= prefix.len() && out[..] == prefix[..out.len()]);
+            }
+        }
+        // A long valid input in 4 KiB chunks, as the benchmark feeds it.
+        let mut rng = Rng(3);
+        let long: String = (0..20_000).map(|_| rng.scalar()).collect();
+        let mut d = kernel.stream_strict();
+        let mut out = Vec::new();
+        for p in long.as_bytes().chunks(4096) {
+            d.feed_utf32(p, &mut out).unwrap();
+        }
+        d.finish_utf32(&mut out).unwrap();
+        assert!(out.iter().copied().eq(long.chars().map(u32::from)));
+    }
+}
+
+#[test]
+fn decode_chars_equals_std_on_every_kernel() {
+    let mut rng = Rng(11);
+    let text: String = (0..5000).map(|_| rng.scalar()).collect();
+    for kernel in kernels() {
+        assert_eq!(
+            kernel.decode_chars(text.as_bytes()).unwrap(),
+            text.chars().collect::<Vec<_>>()
+        );
+    }
+}
