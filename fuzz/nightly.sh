@@ -79,7 +79,7 @@ stat() { sed -n "s/^stat::$2: *//p" "$1" | tail -1 | grep . || echo 0; }
 # coverage LOG: "cov ft" of the last status line.
 coverage() {
     local line
-    line=$(grep -E '^#[0-9]+' "$1" | grep 'cov:' | tail -1 || true)
+    line=$(grep -aE '^#[0-9]+' "$1" | grep -a 'cov:' | tail -1 || true)
     printf '%s %s' "$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$line" | grep . || echo -)" \
         "$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$line" | grep . || echo -)"
 }
@@ -100,7 +100,7 @@ run() {
         failed+=("$t ($pass)")
         fuzz_log "$t $pass: FAILED (exit $status) — $log:"
         # The property's message: decoder, field, input.
-        grep -A12 -m1 -E "panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer" "$log" >&2 || tail -20 "$log" >&2
+        grep -a -A12 -m1 -E "panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer" "$log" >&2 || tail -20 "$log" >&2
     fi
     read -r cov ft <<<"$(coverage "$log")"
     summary+=("$(printf '%-13s %-6s %12s %9s %6s %7s %7s' "$t" "$pass" \
