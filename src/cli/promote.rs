@@ -17,7 +17,8 @@ pub struct PromoteArgs {
     note: Option<String>,
     /// The fuzz target the artifact came from. `structured` artifacts are
     /// entropy for the structured-input generator and are turned into the
-    /// bytes they stand for; other targets' artifacts are the bytes.
+    /// bytes they stand for; a `chunking` artifact's first byte is its split
+    /// plan; other targets' artifacts are the bytes.
     #[arg(long, default_value = "differential")]
     target: String,
     /// The vectors folder.
@@ -30,7 +31,10 @@ pub fn run(args: PromoteArgs) -> CliResult {
         .map_err(|e| format!("cannot read {}: {e}", args.artifact.display()))?;
     let bytes = match args.target.as_str() {
         "structured" => generate::from_entropy(&raw),
-        "differential" | "lossy" | "roundtrip" | "chunking" | "encode" => raw,
+        // The chunking target's first byte plans the splits; the rest is
+        // the input.
+        "chunking" => utf8conform::properties::split_plan(&raw).0.to_vec(),
+        "differential" | "lossy" | "roundtrip" | "encode" => raw,
         other => return Err(format!("unknown --target {other:?}; one of differential, structured, roundtrip, chunking, lossy, encode")),
     };
     let note = args.note.unwrap_or_else(|| {
