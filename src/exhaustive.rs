@@ -47,6 +47,9 @@ pub struct SweepResult {
     pub examples: Vec<Divergence>,
     /// All divergences found.
     pub divergence_count: u64,
+    /// All divergences found, per (decoder, field) — including those past
+    /// the examples kept.
+    pub class_counts: std::collections::BTreeMap<(String, Field), u64>,
 }
 
 /// Compares a fast verdict with the reference's, on claimed fields only.
@@ -94,7 +97,7 @@ pub fn sweep(
 ) -> SweepResult {
     assert!((1..=4).contains(&options.max_len), "max_len must be 1..=4");
     let examples = Mutex::new(Vec::new());
-    let per_class: Mutex<std::collections::HashMap<(String, Field), usize>> = Mutex::default();
+    let per_class: Mutex<std::collections::BTreeMap<(String, Field), u64>> = Mutex::default();
     let count = AtomicU64::new(0);
     let claims: Vec<Capabilities> = decoders.iter().map(|d| d.capabilities()).collect();
     let mut lengths = Vec::new();
@@ -148,8 +151,8 @@ pub fn sweep(
                     let n = classes
                         .entry((d.decoder.clone(), d.mismatch.field))
                         .or_insert(0);
-                    if *n < options.examples_per_class {
-                        *n += 1;
+                    *n += 1;
+                    if *n <= options.examples_per_class as u64 {
                         kept.push(d);
                     }
                 }
@@ -168,6 +171,7 @@ pub fn sweep(
         lengths,
         examples,
         divergence_count: count.into_inner(),
+        class_counts: per_class.into_inner().expect("no panic while locked"),
     }
 }
 
@@ -261,5 +265,7 @@ mod tests {
         let result = sweep(&decoders, options, &|_| {});
         assert_eq!(result.divergence_count, 128); // every byte 80..=FF
         assert_eq!(result.examples.len(), 3);
+        let key = ("accepts-everything".to_string(), Field::Valid);
+        assert_eq!(result.class_counts.get(&key), Some(&128));
     }
 }

@@ -95,7 +95,11 @@ fn level_claimed(level: &str, caps: Capabilities) -> bool {
 /// A failure's level: a failure to answer counts against validity, the
 /// first thing that cannot be judged without an answer.
 fn level_of(m: &Mismatch) -> char {
-    match m.field {
+    level_of_field(m.field)
+}
+
+fn level_of_field(field: Field) -> char {
+    match field {
         Field::Failure => 'V',
         f => f.level(),
     }
@@ -245,15 +249,19 @@ pub fn audit(
             for d in &result.examples {
                 failures.add("exhaustive".into(), hex::encode(&d.input), &d.mismatch);
             }
-            // Count every divergence, not only the examples kept.
-            let extra = result
-                .divergence_count
-                .saturating_sub(result.examples.len() as u64);
-            if extra > 0 {
-                if let Some(first) = result.examples.first() {
+            // Count every divergence, not only the examples kept, each
+            // against its own field's level.
+            for ((_, field), &count) in &result.class_counts {
+                let kept = result
+                    .examples
+                    .iter()
+                    .filter(|d| d.mismatch.field == *field)
+                    .count();
+                let extra = count.saturating_sub(kept as u64);
+                if extra > 0 {
                     *failures
                         .counts
-                        .entry(level_of(&first.mismatch).to_string())
+                        .entry(level_of_field(*field).to_string())
                         .or_insert(0) += extra;
                 }
             }
@@ -312,7 +320,7 @@ pub fn audit(
             (l.to_string(), status.to_string())
         })
         .collect();
-    let restarts = decoder_restarts(decoder);
+    let restarts = decoder.restarts();
     let report = DecoderReport {
         name: decoder.name().to_string(),
         version: decoder.version(),
@@ -338,10 +346,6 @@ pub fn audit(
         seconds: started.elapsed().as_secs_f64(),
     };
     (report, cells)
-}
-
-fn decoder_restarts(decoder: &dyn Decoder) -> u32 {
-    decoder.restarts()
 }
 
 /// Decodes `inputs` in pipelined batches and records every mismatch with
