@@ -37,20 +37,36 @@ pick_toolchain() {
         fuzz_log "no nightly toolchain: fuzzing on stable with -s none"
     fi
     # One target directory per sanitizer: switching would rebuild everything.
-    # Set FUZZ_TARGET_DIR too when FUZZ_BUILD_FLAGS changes the build.
-    FUZZ_TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/fuzz/target-$SANITIZER}
+    # And one per FUZZ_TRACE_COMPARES mode: Cargo does not see what the
+    # wrapper adds, so it would keep a crate built with another mode. Set
+    # FUZZ_TARGET_DIR too when FUZZ_BUILD_FLAGS changes the build.
+    local trace=${FUZZ_TRACE_COMPARES:-utf8conform} suffix=
+    [ "$trace" = utf8conform ] || suffix=-trace-$trace
+    FUZZ_TARGET_DIR=${FUZZ_TARGET_DIR:-$ROOT/fuzz/target-$SANITIZER$suffix}
     local host
     host=$(rustc -vV | sed -n 's/^host: //p')
     BIN_DIR=$FUZZ_TARGET_DIR/$host/release
 }
 
 # Builds the named targets (all by default), optimised, with debug info.
-# FUZZ_BUILD_FLAGS adds cargo-fuzz build flags, e.g. --no-trace-compares
-# (about 2x the exec/s, for coarser guidance on comparisons).
+#
+# Comparison tracing only in the utf8conform crate: cargo-fuzz traces every
+# crate's comparisons, and in the oracle libraries that costs run time for
+# guidance we do not need (see fuzz/trace-compares.sh, which puts it back
+# for utf8conform alone). FUZZ_TRACE_COMPARES=all traces every
+# crate, as plain `cargo fuzz build` does; =none traces none. FUZZ_BUILD_FLAGS
+# adds cargo-fuzz build flags.
 build_targets() {
+    local trace=(--no-trace-compares) wrapper=()
+    case "${FUZZ_TRACE_COMPARES:-utf8conform}" in
+    all) trace=() ;;
+    none) ;;
+    *) wrapper=(RUSTC_WRAPPER="$ROOT/fuzz/trace-compares.sh"
+        UTF8CONFORM_INNER_WRAPPER="${RUSTC_WRAPPER:-}") ;;
+    esac
     # shellcheck disable=SC2086 # TOOLCHAIN and FUZZ_BUILD_FLAGS are word lists
-    (cd "$ROOT" && cargo $TOOLCHAIN fuzz build -O -s "$SANITIZER" \
-        --target-dir "$FUZZ_TARGET_DIR" ${FUZZ_BUILD_FLAGS:-} "$@")
+    (cd "$ROOT" && env "${wrapper[@]}" cargo $TOOLCHAIN fuzz build -O -s "$SANITIZER" \
+        --target-dir "$FUZZ_TARGET_DIR" "${trace[@]}" ${FUZZ_BUILD_FLAGS:-} "$@")
 }
 
 # Number of files in a directory (0 if it does not exist).

@@ -32,6 +32,8 @@
 #   --no-build        use the binaries already built
 # Environment:
 #   FUZZ_SANITIZER    address (default on nightly) or none
+#   FUZZ_TRACE_COMPARES  utf8conform (default: comparison tracing in that crate
+#                     only, see fuzz/trace-compares.sh), all, or none
 #   FUZZ_WORK         working corpora (default fuzz/work; cache it between runs)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"

@@ -6,6 +6,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
@@ -14,4 +15,26 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `utf8conform decode … | head` closes the pipe early; `println!` then
+/// panics ("failed printing to stdout: Broken pipe"). Exit quietly instead,
+/// with 141 (128 + SIGPIPE), what the shell reports for a tool killed by the
+/// signal. The signal itself stays ignored, as Rust sets it up: writes to a
+/// crashed adapter's stdin must fail with an error the audit recovers from,
+/// not kill the process.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

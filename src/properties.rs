@@ -10,11 +10,11 @@
 //!
 //! | function | levels | what it holds to the reference |
 //! |---|---|---|
-//! | [`differential`] | V P S R | every built-in decoder, on every field it claims |
-//! | [`structured`] | V P S R C | the same on a [`Structured`] input, plus chunking at its piece edges |
+//! | [`differential`] | V P S | every built-in decoder, on every strict field it claims |
+//! | [`structured`] | V P S R C | [`differential`] and [`lossy`] on a [`Structured`] input, plus chunking at its piece edges |
 //! | [`roundtrip`] | V E | decode ∘ encode and encode ∘ decode are the identity; encode refuses exactly the non-scalars |
 //! | [`chunking`] | C | the stream decoder, strict and lossy, over any split |
-//! | [`lossy`] | R | lossy output: three implementations, one U+FFFD per maximal subpart |
+//! | [`lossy`] | R | every built-in decoder's lossy output, one U+FFFD per maximal subpart |
 //! | [`encode`] | E | every encoder on scalars and non-scalars |
 //!
 //! ## Why `differential` does not go through `Answer`s
@@ -22,7 +22,7 @@
 //! [`differential::check`] asks each decoder for a full [`Answer`] (vectors
 //! of code points) and renders every field to text before comparing, which
 //! is right for a report and far too slow for a fuzzer that wants hundreds
-//! of thousands of inputs a second. So [`differential`] runs a *plan* built
+//! of thousands of inputs a second. So [`differential`] and [`lossy`] run a *plan* built
 //! once: for each built-in decoder whose capabilities it knows, a native
 //! check that calls the library's own API the way its adapter in
 //! [`crate::oracles`] does, compares with the reference without allocating
@@ -32,10 +32,17 @@
 //! divergence is found is the slow machinery run: the adapters' view, and a
 //! minimised input.
 //!
+//! Each native check comes in two halves: the strict fields (V P S), which
+//! [`differential`] runs, and the lossy output (R), which [`lossy`] runs —
+//! lossy output is the most expensive answer of every library and needs the
+//! whole input decoded, where the strict fields need it only up to the
+//! first error.
+//!
 //! The reference is read through [`reference::first_sequence`], the
 //! rule-by-rule matcher that [`reference::decode`] and
 //! [`reference::decode_lossy`] loop over; one walk yields both the strict
-//! result and the lossy output (a unit test pins the walk to both).
+//! result and the lossy output (unit tests and a proptest pin the walk to
+//! both). Runs of ASCII skip the matcher, eight bytes at a time.
 
 use crate::codec;
 use crate::differential::{self, show_scalars, Field};
@@ -63,9 +70,12 @@ fn strict_of(result: Result<(), Utf8Error>) -> Strict {
 /// The reference's answer for one input, held in scratch memory.
 struct Expected<'s> {
     strict: Strict,
-    /// The lossy decode; when the input is valid, also its scalars.
+    /// The lossy decode after a [`Walk::Lossy`]; the scalars before the
+    /// first error after a [`Walk::Strict`]. For a valid input, both are its
+    /// scalars.
     lossy: &'s [u32],
-    /// The same as UTF-8: the input itself when it is valid.
+    /// The lossy decode as UTF-8 (the input itself when it is valid; empty
+    /// for an invalid input after a [`Walk::Strict`]).
     lossy_text: &'s [u8],
 }
 
@@ -89,13 +99,26 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// How much of an input [`walk_reference`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// Up to the first error: the strict result and the scalars before the
+    /// error, which is all that levels V, P and S compare. Most fuzzer
+    /// inputs are invalid early, so this is most of the saving of
+    /// [`differential`] not checking lossy output (that is [`lossy`]'s job).
+    Strict,
+    /// All of it: the lossy output too (level R).
+    Lossy,
+}
+
 /// The reference's strict result and lossy output in one walk over
 /// [`reference::first_sequence`]: the strict error is the first ill-formed
 /// or incomplete sequence, and the lossy output replaces each of them (Unicode
 /// §3.9), exactly as [`reference::decode`] and [`reference::decode_lossy`]
 /// do. `text` gets the lossy output as UTF-8 — but only for an invalid
-/// input: a valid input is its own lossy output.
-fn walk_reference(bytes: &[u8], lossy: &mut Vec<u32>, text: &mut Vec<u8>) -> Strict {
+/// input: a valid input is its own lossy output. A [`Walk::Strict`] stops at
+/// the first error, with `lossy` holding the scalars before it.
+fn walk_reference(bytes: &[u8], walk: Walk, lossy: &mut Vec<u32>, text: &mut Vec<u8>) -> Strict {
     const FFFD: &[u8] = "\u{FFFD}".as_bytes();
     lossy.clear();
     text.clear();
@@ -103,14 +126,17 @@ fn walk_reference(bytes: &[u8], lossy: &mut Vec<u32>, text: &mut Vec<u8>) -> Str
     let mut at = 0;
     while at < bytes.len() {
         // `UTF8-1 = %x00-7F`: the one rule that needs no matcher. Deciding
-        // it here saves a call per ASCII byte, most of real text; the
-        // matcher's own UTF8-1 arm is covered by the exhaustive tests.
-        if bytes[at] < 0x80 {
-            lossy.push(u32::from(bytes[at]));
+        // it here, a run at a time, saves a call per ASCII byte (most of
+        // real text, and half of the fuzzers' inputs); the matcher's own
+        // UTF8-1 arm is covered by the exhaustive tests.
+        if bytes[at].is_ascii() {
+            let ascii = ascii_run(&bytes[at..]);
+            let run = &bytes[at..at + ascii];
+            lossy.extend(run.iter().map(|&b| u32::from(b)));
             if strict.is_err() {
-                text.push(bytes[at]);
+                text.extend_from_slice(run);
             }
-            at += 1;
+            at += ascii;
             continue;
         }
         let (len, subpart) = match reference::first_sequence(&bytes[at..]) {
@@ -127,6 +153,9 @@ fn walk_reference(bytes: &[u8], lossy: &mut Vec<u32>, text: &mut Vec<u8>) -> Str
         };
         if strict.is_ok() {
             strict = Err((at, subpart));
+            if walk == Walk::Strict {
+                return strict;
+            }
             text.extend_from_slice(&bytes[..at]);
         }
         lossy.push(u32::from(REPLACEMENT));
@@ -136,16 +165,42 @@ fn walk_reference(bytes: &[u8], lossy: &mut Vec<u32>, text: &mut Vec<u8>) -> Str
     strict
 }
 
+/// How many bytes at the start of `bytes` are ASCII. Eight at a time: a
+/// byte is ASCII when its high bit is clear, so a word is all ASCII when
+/// `word & 0x80…80 == 0`, and otherwise its first non-ASCII byte is the
+/// lowest set high bit (the word is read little-endian). Under the fuzzers'
+/// instrumentation every compare is a call, so one per word instead of one
+/// per byte is most of the reference walk's cost on text.
+fn ascii_run(bytes: &[u8]) -> usize {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    let mut run = 0;
+    for word in words.by_ref() {
+        let word = u64::from_le_bytes(word.try_into().expect("chunks of 8"));
+        let high = word & HIGH_BITS;
+        if high != 0 {
+            return run + high.trailing_zeros() as usize / 8;
+        }
+        run += 8;
+    }
+    run + words
+        .remainder()
+        .iter()
+        .take_while(|b| b.is_ascii())
+        .count()
+}
+
 /// Runs `f` with the reference's answer for `bytes`, in `scratch`'s
 /// buffers.
 fn with_expected<R>(
     bytes: &[u8],
+    walk: Walk,
     scratch: &mut Scratch,
     f: impl FnOnce(&Expected, &mut Scratch) -> R,
 ) -> R {
     let mut lossy = std::mem::take(&mut scratch.reference_lossy);
     let mut text = std::mem::take(&mut scratch.reference_text);
-    let strict = walk_reference(bytes, &mut lossy, &mut text);
+    let strict = walk_reference(bytes, walk, &mut lossy, &mut text);
     let expected = Expected {
         strict,
         lossy: &lossy,
@@ -249,6 +304,22 @@ where
     })
 }
 
+/// [`scalars_finding`] for code points already in memory: one `memcmp`
+/// instead of a compare per code point, each of which is a call into
+/// libFuzzer's comparison hooks in a fuzz build.
+fn slice_finding(
+    decoder: &str,
+    api: &'static str,
+    field: Field,
+    expected: &[u32],
+    got: &[u32],
+) -> Option<Finding> {
+    if got == expected {
+        return None;
+    }
+    scalars_finding(decoder, api, field, expected, got.iter().copied())
+}
+
 fn chars_u32(s: &str) -> impl Iterator<Item = u32> + Clone + '_ {
     s.chars().map(u32::from)
 }
@@ -284,22 +355,81 @@ fn text_finding(
 /// A native check: the first field on which one built-in decoder differs.
 type NativeCheck = fn(&[u8], &Expected, &mut Scratch) -> Option<Finding>;
 
+/// The two halves of a decoder's native check: `strict` covers validity,
+/// scalars, position and subpart (levels V, P, S; [`differential`] runs
+/// it), `lossy` the lossy output (level R; [`lossy`] runs it). Lossy output
+/// is a decoder's most expensive answer and needs the reference's whole
+/// walk, where the strict levels need it only up to the first error; kept
+/// apart, the `differential` target runs several times faster and every
+/// field is still checked by some target (`fuzz/README.md` has the table).
+#[derive(Clone, Copy)]
+struct Native {
+    strict: NativeCheck,
+    /// `None` for a decoder that does not claim lossy output.
+    lossy: Option<NativeCheck>,
+}
+
 /// The built-in decoders that have a native check, the capabilities each
 /// check covers (it is used only while the decoder still claims exactly
 /// those), and the check. Each mirrors the decoder's adapter in
 /// `oracles/builtin.rs`.
-const NATIVE: &[(&str, Capabilities, NativeCheck)] = &[
-    ("codec", Capabilities::ALL, native_codec),
-    ("std", STRICT_LOSSY_ENCODE, native_std),
-    ("simdutf8-basic", VALIDATE, native_simdutf8_basic),
+const NATIVE: &[(&str, Capabilities, Native)] = &[
+    (
+        "codec",
+        Capabilities::ALL,
+        Native {
+            strict: native_codec,
+            lossy: Some(native_codec_lossy),
+        },
+    ),
+    (
+        "std",
+        STRICT_LOSSY_ENCODE,
+        Native {
+            strict: native_std,
+            lossy: Some(native_std_lossy),
+        },
+    ),
+    (
+        "simdutf8-basic",
+        VALIDATE,
+        Native {
+            strict: native_simdutf8_basic,
+            lossy: None,
+        },
+    ),
     (
         "simdutf8-compat",
         VALIDATE_POSITION_SUBPART,
-        native_simdutf8_compat,
+        Native {
+            strict: native_simdutf8_compat,
+            lossy: None,
+        },
     ),
-    ("simdutf", SIMDUTF, native_simdutf),
-    ("encoding_rs", STRICT_LOSSY, native_encoding_rs),
-    ("bstr", STRICT_LOSSY, native_bstr),
+    (
+        "simdutf",
+        SIMDUTF,
+        Native {
+            strict: native_simdutf,
+            lossy: None,
+        },
+    ),
+    (
+        "encoding_rs",
+        STRICT_LOSSY,
+        Native {
+            strict: native_encoding_rs,
+            lossy: Some(native_encoding_rs_lossy),
+        },
+    ),
+    (
+        "bstr",
+        STRICT_LOSSY,
+        Native {
+            strict: native_bstr,
+            lossy: Some(native_bstr_lossy),
+        },
+    ),
 ];
 
 const VALIDATE: Capabilities = Capabilities::NONE.with(Capability::Validate);
@@ -326,26 +456,36 @@ fn native_codec(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Fi
     if let Some(f) = strict_finding("codec", "codec::decode_utf32", caps, expected, engine) {
         return Some(f);
     }
-    if let Ok(scalars) = &decoded {
-        let f = scalars_finding(
-            "codec",
-            "codec::decode_utf32",
-            Field::Scalars,
-            expected.lossy,
-            scalars.iter().copied(),
-        );
-        if f.is_some() {
-            return f;
-        }
-    }
+    let scalars = decoded.as_deref().ok()?;
+    slice_finding(
+        "codec",
+        "codec::decode_utf32",
+        Field::Scalars,
+        expected.lossy,
+        scalars,
+    )
+}
+
+fn native_codec_lossy(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Finding> {
+    // Two outputs, two code paths (UTF-32 and `String`).
     let lossy = codec::decode_lossy_utf32(bytes);
-    scalars_finding(
+    let f = slice_finding(
         "codec",
         "codec::decode_lossy_utf32",
         Field::Lossy,
         expected.lossy,
-        lossy.iter().copied(),
-    )
+        &lossy,
+    );
+    f.or_else(|| {
+        let text = codec::decode_lossy(bytes);
+        text_finding(
+            "codec",
+            "codec::decode_lossy",
+            Field::Lossy,
+            expected,
+            &text,
+        )
+    })
 }
 
 fn native_std(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Finding> {
@@ -362,17 +502,18 @@ fn native_std(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Find
         // The one decode to code points on the valid path: the scalars of
         // std, bstr and encoding_rs are `str::chars` of text that each check
         // holds byte-equal to the input, so this covers all three.
-        let f = scalars_finding(
+        return scalars_finding(
             "std",
             "str::chars",
             Field::Scalars,
             expected.lossy,
             chars_u32(s),
         );
-        if f.is_some() {
-            return f;
-        }
     }
+    None
+}
+
+fn native_std_lossy(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Finding> {
     let lossy = String::from_utf8_lossy(bytes);
     text_finding(
         "std",
@@ -436,12 +577,12 @@ fn native_simdutf(bytes: &[u8], expected: &Expected, scratch: &mut Scratch) -> O
     let n =
         unsafe { simdutf::convert_utf8_to_utf32(bytes.as_ptr(), bytes.len(), out.as_mut_ptr()) };
     out.truncate(n);
-    scalars_finding(
+    slice_finding(
         "simdutf",
         "simdutf::convert_utf8_to_utf32",
         Field::Scalars,
         expected.lossy,
-        out.iter().copied(),
+        out,
     )
 }
 
@@ -492,18 +633,19 @@ fn native_encoding_rs(bytes: &[u8], expected: &Expected, scratch: &mut Scratch) 
     // The validator is a separate code path; its position must agree too.
     let up_to = encoding_rs::Encoding::utf8_valid_up_to(bytes);
     let expected_up_to = expected.strict.err().map_or(bytes.len(), |e| e.0);
-    if up_to != expected_up_to {
-        return Some(Finding {
-            decoder: NAME.into(),
-            api: "Encoding::utf8_valid_up_to",
-            field: Field::ValidUpTo,
-            expected: expected_up_to.to_string(),
-            got: up_to.to_string(),
-        });
-    }
+    (up_to != expected_up_to).then(|| Finding {
+        decoder: NAME.into(),
+        api: "Encoding::utf8_valid_up_to",
+        field: Field::ValidUpTo,
+        expected: expected_up_to.to_string(),
+        got: up_to.to_string(),
+    })
+}
+
+fn native_encoding_rs_lossy(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Finding> {
     let lossy = encoding_rs::UTF_8.decode_without_bom_handling(bytes).0;
     text_finding(
-        NAME,
+        "encoding_rs",
         "Encoding::decode_without_bom_handling",
         Field::Lossy,
         expected,
@@ -521,11 +663,12 @@ fn native_bstr(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Fin
     if let Some(f) = strict_finding("bstr", "ByteSlice::to_str", STRICT_LOSSY, expected, got) {
         return Some(f);
     }
-    if let Ok(s) = strict {
-        if let Some(f) = text_finding("bstr", "ByteSlice::to_str", Field::Scalars, expected, s) {
-            return Some(f);
-        }
-    }
+    let s = strict.ok()?;
+    text_finding("bstr", "ByteSlice::to_str", Field::Scalars, expected, s)
+}
+
+fn native_bstr_lossy(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Finding> {
+    use bstr::ByteSlice;
     let lossy = bytes.to_str_lossy();
     text_finding(
         "bstr",
@@ -558,9 +701,13 @@ fn answers_agree(expected: &Answer, got: &Answer, caps: Capabilities) -> bool {
 }
 
 /// Checks one decoder through its [`Answer`] (the general path, for any
-/// decoder): the first mismatch [`differential::compare`] finds.
-fn answer_finding(decoder: &dyn Decoder, expected: &Answer, bytes: &[u8]) -> Option<Finding> {
-    let caps = decoder.capabilities();
+/// decoder): the first mismatch [`differential::compare`] finds on `caps`.
+fn answer_finding(
+    decoder: &dyn Decoder,
+    caps: Capabilities,
+    expected: &Answer,
+    bytes: &[u8],
+) -> Option<Finding> {
     let mismatch = match decoder.decode(bytes) {
         Ok(got) if answers_agree(expected, &got, caps) => return None,
         Ok(got) => differential::compare(expected, &got, caps)
@@ -581,10 +728,14 @@ fn answer_finding(decoder: &dyn Decoder, expected: &Answer, bytes: &[u8]) -> Opt
     })
 }
 
-/// One decoder of the [`differential`] plan.
+/// One decoder of the plan [`differential`] and [`lossy`] run.
 struct Planned {
     decoder: Box<dyn Decoder>,
-    native: Option<NativeCheck>,
+    native: Option<Native>,
+    /// What it claims, split as [`levels_of`] does: computed once, not per
+    /// input (every instruction of the hot path runs millions of times).
+    strict: Capabilities,
+    lossy: Capabilities,
 }
 
 /// Every built-in decoder but the reference, each with its native check
@@ -597,8 +748,14 @@ static PLAN: LazyLock<Vec<Planned>> = LazyLock::new(|| {
             let native = NATIVE
                 .iter()
                 .find(|(name, caps, _)| *name == decoder.name() && *caps == decoder.capabilities())
-                .map(|&(_, _, check)| check);
-            Planned { decoder, native }
+                .map(|&(_, _, native)| native);
+            let caps = decoder.capabilities();
+            Planned {
+                native,
+                strict: levels_of(caps, Walk::Strict),
+                lossy: levels_of(caps, Walk::Lossy),
+                decoder,
+            }
         })
         .collect()
 });
@@ -611,10 +768,62 @@ pub fn differential_plan() -> Vec<(String, bool)> {
         .collect()
 }
 
-/// Property: every built-in decoder agrees with the reference on every
-/// field it claims — validity and scalars (V), `valid_up_to` (P),
-/// `error_len` (S), lossy output (R). Chunking (C) and encoding (E) have
-/// their own properties, [`chunking`] and [`encode`].
+/// The part of `caps` a walk's pass checks: everything but lossy output
+/// after a [`Walk::Strict`], only lossy output after a [`Walk::Lossy`].
+fn levels_of(caps: Capabilities, walk: Walk) -> Capabilities {
+    caps.iter()
+        .filter(|&c| (c == Capability::Lossy) == (walk == Walk::Lossy))
+        .fold(Capabilities::NONE, Capabilities::with)
+}
+
+/// The first finding of one planned decoder on the levels of `walk`: its
+/// native check, or its `Answer` (computed once per input, in `answer`)
+/// restricted to those levels.
+fn planned_finding(
+    planned: &Planned,
+    walk: Walk,
+    bytes: &[u8],
+    expected: &Expected,
+    scratch: &mut Scratch,
+    answer: &mut Option<Answer>,
+) -> Option<Finding> {
+    let caps = match walk {
+        Walk::Strict => planned.strict,
+        Walk::Lossy => planned.lossy,
+    };
+    if caps == Capabilities::NONE {
+        return None;
+    }
+    let native = planned.native.and_then(|n| match walk {
+        Walk::Strict => Some(n.strict),
+        Walk::Lossy => n.lossy,
+    });
+    match native {
+        Some(check) => check(bytes, expected, scratch),
+        None => {
+            let answer = answer.get_or_insert_with(|| differential::expected(bytes));
+            answer_finding(planned.decoder.as_ref(), caps, answer, bytes)
+        }
+    }
+}
+
+/// The first finding of the whole plan on the levels of `walk`.
+fn plan_pass(
+    bytes: &[u8],
+    walk: Walk,
+    expected: &Expected,
+    scratch: &mut Scratch,
+) -> Option<Finding> {
+    let mut answer = None;
+    PLAN.iter()
+        .find_map(|p| planned_finding(p, walk, bytes, expected, scratch, &mut answer))
+}
+
+/// Property: every built-in decoder agrees with the reference on the
+/// strict fields it claims — validity and scalars (V), `valid_up_to` (P),
+/// `error_len` (S). Lossy output (R) is [`lossy`]'s, chunking (C)
+/// [`chunking`]'s and encoding (E) [`encode`]'s; [`structured`] runs them
+/// all.
 ///
 /// ```
 /// utf8conform::properties::differential(b"\xF0\x9F\x92\x96 ok \xC0\xAF \xED\xA0\x80 \xF4\x90");
@@ -626,46 +835,30 @@ pub fn differential_plan() -> Vec<(String, bool)> {
 /// view of it.
 pub fn differential(bytes: &[u8]) {
     let finding = SCRATCH.with_borrow_mut(|scratch| {
-        with_expected(bytes, scratch, |expected, scratch| {
-            let mut answer: Option<Answer> = None;
-            PLAN.iter().find_map(|planned| match planned.native {
-                Some(check) => check(bytes, expected, scratch),
-                None => {
-                    let answer = answer.get_or_insert_with(|| differential::expected(bytes));
-                    answer_finding(planned.decoder.as_ref(), answer, bytes)
-                }
-            })
+        with_expected(bytes, Walk::Strict, scratch, |expected, scratch| {
+            plan_pass(bytes, Walk::Strict, expected, scratch)
         })
     });
     if let Some(finding) = finding {
-        fail_differential(bytes, finding);
+        fail_plan("differential", bytes, finding, Walk::Strict);
     }
 }
 
-/// The first finding of the plan's decoder `only` on `bytes` (the slow
-/// path's re-run, for minimising).
-fn plan_finding(bytes: &[u8], only: &str) -> Option<Finding> {
+/// The first finding of the plan's decoder `only` on `bytes`, on the levels
+/// of `walk` (the slow path's re-run, for minimising).
+fn plan_finding(bytes: &[u8], only: &str, walk: Walk) -> Option<Finding> {
     let planned = PLAN.iter().find(|p| p.decoder.name() == only)?;
-    with_expected(
-        bytes,
-        &mut Scratch::default(),
-        |expected, scratch| match planned.native {
-            Some(check) => check(bytes, expected, scratch),
-            None => answer_finding(
-                planned.decoder.as_ref(),
-                &differential::expected(bytes),
-                bytes,
-            ),
-        },
-    )
+    with_expected(bytes, walk, &mut Scratch::default(), |expected, scratch| {
+        planned_finding(planned, walk, bytes, expected, scratch, &mut None)
+    })
 }
 
-fn fail_differential(bytes: &[u8], finding: Finding) -> ! {
+fn fail_plan(property: &str, bytes: &[u8], finding: Finding, walk: Walk) -> ! {
     let field = finding.field;
     let name = finding.decoder.clone();
     let minimized = (bytes.len() <= 4096).then(|| {
         differential::minimize(bytes, |candidate| {
-            plan_finding(candidate, &name).is_some_and(|f| f.field == field)
+            plan_finding(candidate, &name, walk).is_some_and(|f| f.field == field)
         })
     });
     let views = differential::check(&oracles::all_builtin(), bytes);
@@ -688,7 +881,7 @@ fn fail_differential(bytes: &[u8], finding: Finding) -> ! {
             }
         }
     }
-    fail("differential", bytes, &finding, &context)
+    fail(property, bytes, &finding, &context)
 }
 
 /// Property [`differential`] for any list of decoders (external ones
@@ -700,10 +893,11 @@ fn fail_differential(bytes: &[u8], finding: Finding) -> ! {
 pub fn differential_with(decoders: &[Box<dyn Decoder>], bytes: &[u8]) {
     let expected = differential::expected(bytes);
     for decoder in decoders {
-        if let Some(finding) = answer_finding(decoder.as_ref(), &expected, bytes) {
+        let caps = decoder.capabilities();
+        if let Some(finding) = answer_finding(decoder.as_ref(), caps, &expected, bytes) {
             let min = (bytes.len() <= 4096).then(|| {
                 differential::minimize(bytes, |c| {
-                    answer_finding(decoder.as_ref(), &differential::expected(c), c)
+                    answer_finding(decoder.as_ref(), caps, &differential::expected(c), c)
                         .is_some_and(|f| f.field == finding.field)
                 })
             });
@@ -747,7 +941,7 @@ fn fail(property: &str, bytes: &[u8], f: &Finding, context: &str) -> ! {
     )
 }
 
-/// Property: [`differential`] on a structured input, and the codec's stream
+/// Property: [`differential`] and [`lossy`] on a structured input, and the codec's stream
 /// decoder split at every piece edge and one byte into every piece — where
 /// the malformations begin and where sequences are cut.
 ///
@@ -763,6 +957,7 @@ pub fn structured(input: &Structured) {
     }
     debug_assert_eq!(bytes, input.to_bytes());
     differential(&bytes);
+    lossy(&bytes);
     chunking(&bytes, &splits);
 }
 
@@ -1127,7 +1322,7 @@ pub fn chunking(bytes: &[u8], splits: &[usize]) {
             .collect::<Vec<_>>()
     };
     let mut lossy_expected = Vec::new();
-    let strict_expected = walk_reference(bytes, &mut lossy_expected, &mut Vec::new());
+    let strict_expected = walk_reference(bytes, Walk::Lossy, &mut lossy_expected, &mut Vec::new());
     let ends_mid_sequence = !bytes.is_empty()
         && matches!(
             reference::decode(&bytes[last_boundary(bytes)..]),
@@ -1283,37 +1478,39 @@ fn last_boundary(bytes: &[u8]) -> usize {
 /// decode strictly; keep the valid prefix; replace the maximal subpart (or
 /// the incomplete tail) with one U+FFFD; go on after it. Returns the output
 /// and how many maximal subparts were replaced.
+///
+/// The strict decode is [`walk_reference`]'s (a [`Walk::Strict`] is
+/// `reference::decode` up to the first error, with runs of ASCII taken a
+/// word at a time; the tests pin the two together): one pass over the
+/// input, where calling `reference::decode` on each remainder and again on
+/// each valid prefix reads most bytes twice.
 fn lossy_from_strict(bytes: &[u8]) -> (Vec<u32>, usize) {
     let mut out = Vec::with_capacity(bytes.len());
+    let mut prefix = Vec::new();
     let mut subparts = 0;
     let mut rest = bytes;
     loop {
-        match reference::decode(rest) {
-            Ok(chars) => {
-                out.extend(chars.iter().map(|&c| u32::from(c)));
-                return (out, subparts);
-            }
-            Err(e) => {
-                let valid = &rest[..e.valid_up_to()];
-                let prefix = reference::decode(valid).expect("the prefix before an error is valid");
-                out.extend(prefix.iter().map(|&c| u32::from(c)));
-                out.push(u32::from(REPLACEMENT));
-                subparts += 1;
-                match e.error_len() {
-                    Some(n) => rest = &rest[e.valid_up_to() + usize::from(n)..],
-                    None => return (out, subparts),
-                }
-            }
+        let strict = walk_reference(rest, Walk::Strict, &mut prefix, &mut Vec::new());
+        out.extend_from_slice(&prefix);
+        let Err((at, subpart)) = strict else {
+            return (out, subparts);
+        };
+        out.push(u32::from(REPLACEMENT));
+        subparts += 1;
+        match subpart {
+            Some(len) => rest = &rest[at + len..],
+            None => return (out, subparts),
         }
     }
 }
 
-/// Property: lossy decoding (level R). The codec (`decode_lossy` and
-/// `decode_lossy_utf32`), the reference and `String::from_utf8_lossy` give
-/// the same output; it is what repeating the reference's strict decode
-/// gives, with one U+FFFD per maximal subpart (so the count of U+FFFD is
-/// the number of subparts plus the U+FFFDs the input spelled out); and the
-/// output is valid UTF-8 to the codec and the reference.
+/// Property: lossy decoding (level R). Every built-in decoder that claims
+/// lossy output (the codec's `decode_lossy` and `decode_lossy_utf32`,
+/// `String::from_utf8_lossy`, encoding_rs, bstr, …) gives the reference's;
+/// the reference's is what repeating its strict decode gives, with one
+/// U+FFFD per maximal subpart (so the count of U+FFFD is the number of
+/// subparts plus the U+FFFDs the input spelled out); and that output is
+/// valid UTF-8 to the codec and the reference.
 ///
 /// ```
 /// utf8conform::properties::lossy(b"\xF1\x80\x80\xE1\x80\xC2\x41 \xEF\xBF\xBD");
@@ -1328,53 +1525,71 @@ pub fn lossy(bytes: &[u8]) {
         .iter()
         .map(|&c| u32::from(c))
         .collect();
-    let codec_text = codec::decode_lossy(bytes);
-    let codec_utf32 = codec::decode_lossy_utf32(bytes);
-    let std_text = String::from_utf8_lossy(bytes);
-    let outputs: [(&str, Vec<u32>); 4] = [
-        ("reference::decode_lossy", reference),
-        ("codec::decode_lossy", chars_u32(&codec_text).collect()),
-        ("codec::decode_lossy_utf32", codec_utf32),
-        ("String::from_utf8_lossy", chars_u32(&std_text).collect()),
-    ];
-    for (who, got) in &outputs {
-        if let Some(f) = scalars_finding(who, "", Field::Lossy, &expected, got.iter().copied()) {
-            fail_plain(
-                P,
-                who,
-                Field::Lossy,
-                bytes,
-                &format!(
-                    "strict decode repeated ({subparts} maximal subparts): {}\n  {who}: {}",
-                    f.expected, f.got
-                ),
-            );
-        }
+    let explain = |who: &str, f: Finding| -> ! {
+        fail_plain(
+            P,
+            who,
+            Field::Lossy,
+            bytes,
+            &format!(
+                "strict decode repeated ({subparts} maximal subparts): {}\n  {who}: {}",
+                f.expected, f.got
+            ),
+        )
+    };
+    let who = "reference::decode_lossy";
+    if let Some(f) = scalars_finding(who, "", Field::Lossy, &expected, reference.iter().copied()) {
+        explain(who, f);
+    }
+    let (finding, text_ok, replacements) = SCRATCH.with_borrow_mut(|scratch| {
+        with_expected(bytes, Walk::Lossy, scratch, |walked, scratch| {
+            // The walk is what the decoders are held to; unit tests pin it to
+            // the reference, this makes sure of it here too.
+            let who = "properties::walk_reference";
+            let walk = walked.lossy.iter().copied();
+            if let Some(f) = scalars_finding(who, "", Field::Lossy, &expected, walk) {
+                explain(who, f);
+            }
+            let finding = plan_pass(bytes, Walk::Lossy, walked, scratch);
+            // Every decoder's output now equals this text (byte for byte for
+            // those that give UTF-8): check it once, for all of them.
+            let text = walked.lossy_text;
+            let text_ok = codec::validate(text).is_ok() && reference::validate(text).is_ok();
+            let fffd = walked
+                .lossy
+                .iter()
+                .filter(|&&c| c == u32::from(REPLACEMENT));
+            (finding, text_ok, fffd.count())
+        })
+    });
+    if let Some(f) = finding {
+        fail_plan(P, bytes, f, Walk::Lossy);
     }
     let spelled = bytes
         .windows(3)
         .filter(|w| *w == [0xEF, 0xBF, 0xBD])
         .count();
-    let replacements = codec_text.chars().filter(|&c| c == REPLACEMENT).count();
+    // Every lossy decoder's output equals the reference's by now, so these
+    // two checks name them all.
+    let everyone = "the reference and every lossy decoder";
     if replacements != subparts + spelled {
         fail_plain(
             P,
-            "codec::decode_lossy",
+            everyone,
             Field::Lossy,
             bytes,
             &format!("{replacements} U+FFFD for {subparts} maximal subparts and {spelled} U+FFFD in the input"),
         );
     }
-    let out = codec_text.as_bytes();
-    if codec::validate(out).is_err() || reference::validate(out).is_err() {
+    if !text_ok {
         fail_plain(
             P,
-            "codec::decode_lossy",
+            everyone,
             Field::Lossy,
             bytes,
             &format!(
                 "its output is not valid UTF-8: {}",
-                differential::marked_hex(out)
+                differential::marked_hex(&codec::decode_lossy(bytes).into_bytes())
             ),
         );
     }
@@ -1419,33 +1634,45 @@ mod tests {
     fn ref_walk(bytes: &[u8]) -> (Strict, Vec<u32>, Vec<u8>) {
         let mut lossy = Vec::new();
         let mut text = Vec::new();
-        let strict = walk_reference(bytes, &mut lossy, &mut text);
+        let strict = walk_reference(bytes, Walk::Lossy, &mut lossy, &mut text);
         if strict.is_ok() {
             text = bytes.to_vec();
         }
         (strict, lossy, text)
     }
 
+    /// Both walks against the reference's own loops: the whole walk gives
+    /// `validate`'s result, `decode_lossy`'s output and (as UTF-8)
+    /// `from_utf8_lossy`'s; the strict walk the same result and `decode`'s
+    /// scalars up to the first error.
+    fn check_walk(bytes: &[u8]) {
+        let (strict, lossy, text) = ref_walk(bytes);
+        let want_strict = strict_of(reference::validate(bytes));
+        assert_eq!(strict, want_strict, "{bytes:02x?}");
+        let want: Vec<u32> = reference::decode_lossy(bytes)
+            .iter()
+            .map(|&c| u32::from(c))
+            .collect();
+        assert_eq!(lossy, want, "{bytes:02x?}");
+        let std = String::from_utf8_lossy(bytes);
+        assert_eq!(text, std.as_bytes(), "{bytes:02x?}");
+        let mut prefix = vec![0xDEAD];
+        let mut untouched = Vec::new();
+        let strict = walk_reference(bytes, Walk::Strict, &mut prefix, &mut untouched);
+        assert_eq!(strict, want_strict, "{bytes:02x?}");
+        let up_to = want_strict.err().map_or(bytes.len(), |e| e.0);
+        let want: Vec<u32> = reference::decode(&bytes[..up_to])
+            .expect("valid before its first error")
+            .iter()
+            .map(|&c| u32::from(c))
+            .collect();
+        assert_eq!(prefix, want, "{bytes:02x?}");
+        assert!(untouched.is_empty(), "{bytes:02x?}");
+    }
+
     #[test]
     fn the_walk_is_the_reference_on_every_short_input() {
-        let check = |bytes: &[u8]| {
-            let (strict, lossy, text) = ref_walk(bytes);
-            assert_eq!(
-                strict,
-                strict_of(reference::validate(bytes)),
-                "{bytes:02x?}"
-            );
-            let want: Vec<u32> = reference::decode_lossy(bytes)
-                .iter()
-                .map(|&c| u32::from(c))
-                .collect();
-            assert_eq!(lossy, want, "{bytes:02x?}");
-            assert_eq!(
-                text,
-                String::from_utf8_lossy(bytes).as_bytes(),
-                "{bytes:02x?}"
-            );
-        };
+        let check = check_walk;
         for case in CASES {
             check(case);
         }
@@ -1454,6 +1681,49 @@ mod tests {
             for b in 0..=255u8 {
                 check(&[a, b]);
             }
+        }
+    }
+
+    /// ASCII runs are skipped a word at a time: every non-ASCII byte at
+    /// every offset of runs up to three words long, and at either end of a
+    /// word, must stop the run exactly there.
+    #[test]
+    fn the_walk_is_the_reference_across_ascii_runs() {
+        let check = |bytes: &[u8]| {
+            let naive = bytes.iter().take_while(|b| b.is_ascii()).count();
+            assert_eq!(ascii_run(bytes), naive, "{bytes:02x?}");
+            check_walk(bytes);
+        };
+        for len in 0..=24 {
+            let mut bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            check(&bytes);
+            for at in 0..len {
+                for high in 0x80..=0xFFu8 {
+                    bytes[at] = high;
+                    check(&bytes);
+                    // A second one later: the walk resumes after the first.
+                    if at + 9 < len {
+                        bytes[at + 9] = 0xC3;
+                        check(&bytes);
+                        bytes[at + 9] = b'z';
+                    }
+                }
+                bytes[at] = 0x7F;
+                check(&bytes);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Mostly ASCII with anything in between: long runs, as in text.
+        #[test]
+        fn the_walk_is_the_reference_on_mostly_ascii(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![4 => 0u8..0x80, 1 => proptest::num::u8::ANY],
+                0..200,
+            )
+        ) {
+            check_walk(&bytes);
         }
     }
 
@@ -1530,12 +1800,42 @@ mod tests {
                 lossy: &lossy,
                 lossy_text: &text,
             };
+            // What `differential` holds the strict checks to: the walk up
+            // to the first error.
+            let mut prefix = Vec::new();
+            let strict_walk = walk_reference(case, Walk::Strict, &mut prefix, &mut Vec::new());
+            assert_eq!(strict_walk, strict, "{case:02x?}");
+            let up_to = strict.err().map_or(case.len(), |e| e.0);
+            assert_eq!(prefix, ref_walk(&case[..up_to]).1, "{case:02x?}");
+            let short = Expected {
+                strict,
+                lossy: &prefix,
+                lossy_text: if strict.is_ok() { case } else { &[] },
+            };
             let answer = differential::expected(case);
-            for (name, _, check) in NATIVE {
+            for (name, caps, native) in NATIVE {
                 let decoder = decoders.iter().find(|d| d.name() == *name).unwrap();
-                let native = check(case, &expected, &mut Scratch::default());
-                let adapter = answer_finding(decoder.as_ref(), &answer, case);
-                assert_eq!(native, None, "{case:02x?}");
+                let mut scratch = Scratch::default();
+                assert_eq!(
+                    (native.strict)(case, &short, &mut scratch),
+                    None,
+                    "{case:02x?}"
+                );
+                assert_eq!(
+                    (native.strict)(case, &expected, &mut scratch),
+                    None,
+                    "{case:02x?}"
+                );
+                if let Some(lossy) = native.lossy {
+                    assert_eq!(lossy(case, &expected, &mut scratch), None, "{case:02x?}");
+                }
+                // Only decoders that claim lossy output have a lossy check.
+                assert_eq!(
+                    native.lossy.is_some(),
+                    caps.has(Capability::Lossy),
+                    "{name}"
+                );
+                let adapter = answer_finding(decoder.as_ref(), *caps, &answer, case);
                 assert_eq!(adapter, None, "{case:02x?}");
             }
         }
@@ -1546,9 +1846,16 @@ mod tests {
     #[test]
     fn native_checks_catch_a_wrong_expectation() {
         let mut scratch = Scratch::default();
+        // The strict check, then (when it finds nothing) the lossy one.
         let run = |name: &str, bytes: &[u8], expected: &Expected, scratch: &mut Scratch| {
-            let check = NATIVE.iter().find(|n| n.0 == name).unwrap().2;
-            check(bytes, expected, scratch).map(|f| f.field)
+            let native = NATIVE.iter().find(|n| n.0 == name).unwrap().2;
+            (native.strict)(bytes, expected, scratch)
+                .or_else(|| {
+                    native
+                        .lossy
+                        .and_then(|lossy| lossy(bytes, expected, scratch))
+                })
+                .map(|f| f.field)
         };
         // A valid input expected to be invalid: everyone claims validity.
         let wrong = Expected {

@@ -143,3 +143,21 @@ fn diff_is_reproducible_and_clean_on_the_builtin_decoders() {
     };
     assert!(summary(&a) && summary(&b));
 }
+
+#[test]
+#[cfg(unix)]
+fn a_closed_stdout_ends_the_run_quietly_with_status_141() {
+    // The reading end is closed before the binary starts, so its first
+    // write fails with EPIPE every time (no race with a reader like `head`).
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = bin()
+        .arg("decoders")
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("the binary starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "no panic message: {stderr}");
+}

@@ -9,6 +9,7 @@
 
 use rayon::prelude::*;
 use utf8conform::codec::{self, Kernel, KERNELS};
+use utf8conform::generate::SplitMix64;
 use utf8conform::outcome::Utf8Error;
 use utf8conform::reference;
 
@@ -184,6 +185,41 @@ fn errors_at_every_offset_around_the_block_edges() {
 }
 
 #[test]
+fn second_errors_at_every_offset_around_the_block_edges() {
+    // Lossy decoding goes on from the first error in a loop of its own
+    // (`decode_lossy` of the AVX-512 kernels), whose blocks start right after
+    // each maximal subpart: a first error in front puts the second at every
+    // offset around that loop's edges, and errors back to back check the
+    // restart itself.
+    for kernel in kernels() {
+        FILLERS.par_iter().for_each(|filler| {
+            for first in [b"\x80".as_slice(), b"\xF0\x9F\x98", b"\xE1\x41"] {
+                for edge in EDGES {
+                    for at in edge.saturating_sub(4)..=edge + 4 {
+                        for bad in BAD {
+                            let mut input = first.to_vec();
+                            input.extend_from_slice(&text(filler, at));
+                            input.extend_from_slice(bad);
+                            // The input ending there, then a whole ASCII
+                            // block after it, then more errors and text.
+                            check(kernel, &input);
+                            let cut = input.len();
+                            input.extend_from_slice(&[b'z'; 70]);
+                            check(kernel, &input);
+                            input.truncate(cut);
+                            input.extend_from_slice(bad);
+                            input.extend_from_slice(&text(filler, 70));
+                            input.extend_from_slice(bad);
+                            check(kernel, &input);
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[test]
 fn errors_around_the_alignment_prologue_at_every_address_skew() {
     // The kernels check their first blocks one by one until their loads are
     // 64-byte aligned (for inputs of 384 bytes or more): slice one buffer at
@@ -247,17 +283,17 @@ fn incomplete_tails_at_every_block_offset() {
     }
 }
 
-/// A deterministic generator (xorshift), so failures replay.
-struct Rng(u64);
+/// The crate's seedable generator (failures replay), with a scalar picker.
+struct Rng(SplitMix64);
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
+    }
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.next_u64()
     }
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.below(n)
     }
     /// A random scalar value, of each UTF-8 length about equally often.
     fn scalar(&mut self) -> char {
@@ -280,7 +316,7 @@ impl Rng {
 fn long_random_text_with_sparse_errors_matches_std() {
     for kernel in kernels() {
         (0..64u64).into_par_iter().for_each(|seed| {
-            let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (seed + 1));
+            let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15 ^ (seed + 1));
             for _ in 0..40 {
                 let len = rng.below(3000) as usize;
                 let text: String = (0..len).map(|_| rng.scalar()).collect();
@@ -339,7 +375,7 @@ fn encode_every_scalar_at_every_block_offset() {
 
 #[test]
 fn encode_refuses_bad_values_at_every_position() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let base: Vec<u32> = (0..80).map(|_| u32::from(rng.scalar())).collect();
     let ascii: Vec<u32> = (0..80).map(|i| 0x30 + i % 40).collect();
     for kernel in kernels() {
@@ -410,7 +446,7 @@ fn streaming_with_every_kernel_equals_one_shot_at_every_split() {
             }
         }
         // A long valid input in 4 KiB chunks, as the benchmark feeds it.
-        let mut rng = Rng(3);
+        let mut rng = Rng::new(3);
         let long: String = (0..20_000).map(|_| rng.scalar()).collect();
         let mut d = kernel.stream_strict();
         let mut out = Vec::new();
@@ -424,7 +460,7 @@ fn streaming_with_every_kernel_equals_one_shot_at_every_split() {
 
 #[test]
 fn decode_chars_equals_std_on_every_kernel() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let text: String = (0..5000).map(|_| rng.scalar()).collect();
     for kernel in kernels() {
         assert_eq!(

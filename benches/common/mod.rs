@@ -4,19 +4,21 @@
 
 #![allow(dead_code)]
 
+use utf8conform::generate::SplitMix64;
+
 // ---- inputs --------------------------------------------------------------
 
-/// xorshift64: deterministic, dependency-free.
-struct Rng(u64);
+/// The crate's seedable generator, with a pick for the text builders.
+struct Rng(SplitMix64);
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
+    }
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.next_u64()
     }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n as u64) as usize
     }
     fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
         xs[self.below(xs.len())]
@@ -60,7 +62,7 @@ const EMOJI: &[&str] = &[
 /// `len` bytes of one class (cut at a character boundary, padded with ASCII
 /// spaces to exactly `len`).
 pub fn generate(class: &str, len: usize) -> Vec<u8> {
-    let mut rng = Rng(0x5EED_0000 + class.len() as u64);
+    let mut rng = Rng::new(0x5EED_0000 + class.len() as u64);
     let cjk: Vec<char> = CJK.chars().collect();
     let mut out = String::new();
     while out.len() < len + 8 {
@@ -125,7 +127,7 @@ pub fn fit(text: &[u8], len: usize) -> Vec<u8> {
 /// The same bytes with 1% of them (at least one) replaced by bytes that
 /// can never occur in UTF-8.
 pub fn corrupt(valid: &[u8]) -> Vec<u8> {
-    let mut rng = Rng(0xBAD_BAD + valid.len() as u64);
+    let mut rng = Rng::new(0xBAD_BAD + valid.len() as u64);
     let mut out = valid.to_vec();
     for _ in 0..(valid.len() / 100).max(1) {
         let at = rng.below(out.len());

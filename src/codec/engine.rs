@@ -23,6 +23,9 @@ pub(crate) trait Sink {
     fn push_scalar(&mut self, scalar: u32);
     /// Well-formed text, decoded with `kernel`.
     fn push_text(&mut self, text: &str, kernel: Ready);
+    /// The longest well-formed prefix of `bytes` (all of it, or up to the
+    /// first error, which is returned), checked and decoded with `kernel`.
+    fn push_prefix(&mut self, bytes: &[u8], kernel: Ready) -> Result<(), Utf8Error>;
 }
 
 impl Sink for Vec<u32> {
@@ -34,6 +37,11 @@ impl Sink for Vec<u32> {
     fn push_text(&mut self, text: &str, kernel: Ready) {
         kernel.decode_valid(text, self);
     }
+    #[inline]
+    fn push_prefix(&mut self, bytes: &[u8], kernel: Ready) -> Result<(), Utf8Error> {
+        // One pass: the kernel checks and decodes together.
+        kernel.decode(bytes, self)
+    }
 }
 
 impl Sink for String {
@@ -44,6 +52,18 @@ impl Sink for String {
     #[inline]
     fn push_text(&mut self, text: &str, _: Ready) {
         self.push_str(text);
+    }
+    #[inline]
+    fn push_prefix(&mut self, bytes: &[u8], kernel: Ready) -> Result<(), Utf8Error> {
+        // Validate, then copy: UTF-8 out is the bytes themselves.
+        let result = kernel.validate(bytes);
+        let valid = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
+        // SAFETY: the kernel accepted `bytes[..valid]` (all of them, or the
+        // part before the first error: Utf8Error's contract; the kernels
+        // equal the reference on every input of up to 3 bytes at every
+        // block offset: tests/kernels.rs).
+        self.push_str(unsafe { core::str::from_utf8_unchecked(&bytes[..valid]) });
+        result
     }
 }
 
@@ -154,22 +174,15 @@ impl Engine {
             } else {
                 len
             };
-            let span = &chunk[at..end];
-            match self.kernel.validate(span) {
+            // The well-formed text goes to the sink in one piece; only an
+            // error (or a character cut by the span's end) is handled here.
+            match sink.push_prefix(&chunk[at..end], self.kernel) {
                 Ok(()) => {
                     self.after_error = false;
-                    // SAFETY: the kernel validated exactly these bytes (the
-                    // kernels equal the reference on every input of up to 3
-                    // bytes at every block offset: tests/kernels.rs).
-                    sink.push_text(unsafe { core::str::from_utf8_unchecked(span) }, self.kernel);
                     at = end;
                 }
                 Err(e) => {
                     let bad = at + e.valid_up_to();
-                    // SAFETY: the `valid_up_to` bytes before an error are
-                    // well-formed (Utf8Error's contract, as above).
-                    let text = unsafe { core::str::from_utf8_unchecked(&chunk[at..bad]) };
-                    sink.push_text(text, self.kernel);
                     match e.error_len() {
                         // The span ends inside a character. If the chunk goes
                         // on, look again from its lead; if not, hold it.

@@ -16,14 +16,19 @@
 //!   SSE4.1).
 //!
 //! **Kernels.** Each [`Kernel`] is one instruction set's validator, decoder
-//! of well-formed text and encoder. Everything else is written once on top
-//! of those three: strict, lossy and streaming decoding all run the
-//! [`engine`](self) (validate a span with the kernel, hand the well-formed
+//! (checked: validate and decode in one pass where it can; the two-pass
+//! form elsewhere), decoder of well-formed text and encoder, and — for
+//! AVX-512 — one-pass lossy decoders to UTF-8 and UTF-32. Everything else
+//! is written once on top of those: the streaming decoder, and lossy
+//! decoding on the kernels without their own, run the
+//! [`engine`](self) (check a span with the kernel, hand the well-formed
 //! text to the output in one piece, let the scalar DFA handle only
 //! ill-formed bytes and characters cut by a chunk boundary). A process uses
 //! one kernel, chosen once: the best the CPU supports, or the one named by
 //! the `UTF8CONFORM_KERNEL` environment variable, so that
 //! `UTF8CONFORM_KERNEL=sse4.1 cargo test` runs the whole suite on SSE4.1.
+//! Inputs of at most 8 bytes skip the kernel in [`validate`]: the DFA's
+//! few steps cost less than a SIMD check's fixed latency.
 //! Each kernel can also be called directly through its methods, which is
 //! how `tests/kernels.rs` checks every kernel the CPU has.
 
@@ -59,9 +64,24 @@ pub struct Kernel {
     /// Whether this CPU can run it.
     pub available: fn() -> bool,
     validate: unsafe fn(&[u8]) -> Verdict,
+    /// Appends the code points of the longest well-formed prefix and
+    /// returns `validate`'s verdict: one pass where the kernel has one.
+    decode: unsafe fn(&[u8], &mut Vec<u32>) -> Verdict,
     decode_valid: unsafe fn(&str, &mut Vec<u32>),
+    /// Lossy decoding to UTF-8 in one pass (input starting at a character
+    /// boundary), where the kernel has it; otherwise the engine does it.
+    decode_lossy: Option<LossyToUtf8>,
+    /// The same to UTF-32.
+    decode_lossy_utf32: Option<LossyToUtf32>,
     encode: unsafe fn(&[u32], &mut Vec<u8>) -> Result<(), EncodeFailure>,
 }
+
+/// A kernel's one-pass lossy decoder to UTF-8: appends the lossy output of
+/// its input, which starts at a character boundary.
+type LossyToUtf8 = unsafe fn(&[u8], &mut Vec<u8>);
+
+/// As [`LossyToUtf8`], to UTF-32.
+type LossyToUtf32 = unsafe fn(&[u8], &mut Vec<u32>);
 
 /// A validation result in one register (`u64::MAX`: well-formed; otherwise
 /// `valid_up_to` in bits 0..56 and `error_len`, 0 for `None`, in bits
@@ -128,6 +148,15 @@ impl Ready {
         unsafe { (self.0.validate)(bytes) }.unpack()
     }
 
+    /// Appends the code points of the longest well-formed prefix of `bytes`
+    /// (all of it, or up to `valid_up_to`) to `out`; the result is
+    /// [`Ready::validate`]'s.
+    #[inline]
+    pub(crate) fn decode(self, bytes: &[u8], out: &mut Vec<u32>) -> Result<(), Utf8Error> {
+        // SAFETY: as in `validate`: the kernel is available.
+        unsafe { (self.0.decode)(bytes, out) }.unpack()
+    }
+
     #[inline]
     pub(crate) fn decode_valid(self, text: &str, out: &mut Vec<u32>) {
         // SAFETY: as in `validate`: the kernel is available.
@@ -144,15 +173,7 @@ impl Ready {
         // At most one value per byte, + the decoders' 64 lanes of slack, so
         // the buffer is allocated once.
         let mut out = Vec::with_capacity(bytes.len() + 64);
-        if bytes.len() <= engine::SPAN {
-            // Small enough to stay in cache between the two passes: validate
-            // all, then decode all, without the engine's bookkeeping.
-            self.validate(bytes)?;
-            // SAFETY: the kernel validated exactly these bytes.
-            self.decode_valid(unsafe { core::str::from_utf8_unchecked(bytes) }, &mut out);
-            return Ok(out);
-        }
-        engine::decode_all(self, bytes, Mode::Strict, &mut out).map(|()| out)
+        self.decode(bytes, &mut out).map(|()| out)
     }
 
     fn decode_chars(self, bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
@@ -181,16 +202,39 @@ impl Ready {
         // SAFETY: the `valid_up_to` bytes before an error are well-formed.
         out.push_str(unsafe { core::str::from_utf8_unchecked(&bytes[..from]) });
         // Lossy output does not depend on offsets: go on from the error.
-        let result = engine::decode_all(self, &bytes[from..], Mode::Lossy, &mut out);
-        debug_assert!(result.is_ok(), "lossy decoding cannot fail");
-        out
+        let rest = &bytes[from..];
+        match self.0.decode_lossy {
+            Some(decode_lossy) => {
+                let mut utf8 = out.into_bytes();
+                // SAFETY: as in `validate`: the kernel is available; `rest`
+                // starts at a character boundary (a `valid_up_to`).
+                unsafe { decode_lossy(rest, &mut utf8) };
+                // SAFETY: the kernel appends well-formed text and U+FFFDs
+                // only (tests/kernels.rs holds every kernel's lossy output
+                // to std's, itself UTF-8, and the `lossy` fuzz target checks
+                // the output is valid).
+                unsafe { String::from_utf8_unchecked(utf8) }
+            }
+            None => {
+                let result = engine::decode_all(self, rest, Mode::Lossy, &mut out);
+                debug_assert!(result.is_ok(), "lossy decoding cannot fail");
+                out
+            }
+        }
     }
 
     fn decode_lossy_utf32(self, bytes: &[u8]) -> Vec<u32> {
         // Each U+FFFD also stands for at least one byte.
         let mut out = Vec::with_capacity(bytes.len() + 64);
-        let result = engine::decode_all(self, bytes, Mode::Lossy, &mut out);
-        debug_assert!(result.is_ok(), "lossy decoding cannot fail");
+        match self.0.decode_lossy_utf32 {
+            // SAFETY: as in `validate`: the kernel is available; `bytes`
+            // starts at a character boundary (it is the whole input).
+            Some(decode_lossy_utf32) => unsafe { decode_lossy_utf32(bytes, &mut out) },
+            None => {
+                let result = engine::decode_all(self, bytes, Mode::Lossy, &mut out);
+                debug_assert!(result.is_ok(), "lossy decoding cannot fail");
+            }
+        }
         out
     }
 
@@ -251,6 +295,18 @@ fn scalar_validate(bytes: &[u8]) -> Verdict {
     Verdict::pack(validate::validate_scalar(bytes))
 }
 
+/// The scalar kernel's checked decoder: validate, then decode the
+/// well-formed prefix.
+fn scalar_decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
+    let result = validate::validate_scalar(bytes);
+    let valid = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
+    // SAFETY: the scalar validator accepted `bytes[..valid]` (all of it, or
+    // the part before the first error: Utf8Error's contract).
+    let text = unsafe { core::str::from_utf8_unchecked(&bytes[..valid]) };
+    decode::decode_valid_scalar(text, out);
+    Verdict::pack(result)
+}
+
 /// The scalar kernel's decoder, as the kernel table stores it.
 fn scalar_decode_valid(text: &str, out: &mut Vec<u32>) {
     decode::decode_valid_scalar(text, out);
@@ -263,7 +319,10 @@ pub static KERNELS: &[Kernel] = &[
         name: "avx512vbmi2",
         available: x86::avx512::available_vbmi2,
         validate: x86::avx512::validate,
+        decode: x86::avx512::decode,
         decode_valid: x86::avx512::decode_valid,
+        decode_lossy: Some(x86::avx512::decode_lossy),
+        decode_lossy_utf32: Some(x86::avx512::decode_lossy_utf32),
         encode: x86::avx512::encode_vbmi2,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -271,7 +330,10 @@ pub static KERNELS: &[Kernel] = &[
         name: "avx512",
         available: x86::avx512::available,
         validate: x86::avx512::validate,
+        decode: x86::avx512::decode,
         decode_valid: x86::avx512::decode_valid,
+        decode_lossy: Some(x86::avx512::decode_lossy),
+        decode_lossy_utf32: Some(x86::avx512::decode_lossy_utf32),
         encode: x86::avx512::encode,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -279,7 +341,10 @@ pub static KERNELS: &[Kernel] = &[
         name: "avx2",
         available: x86::avx2::available,
         validate: x86::avx2::validate,
+        decode: x86::avx2::decode,
         decode_valid: x86::avx2::decode_valid,
+        decode_lossy: None,
+        decode_lossy_utf32: None,
         encode: x86::avx2::encode,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -287,14 +352,20 @@ pub static KERNELS: &[Kernel] = &[
         name: "sse4.1",
         available: x86::sse41::available,
         validate: x86::sse41::validate,
+        decode: x86::sse41::decode,
         decode_valid: x86::sse41::decode_valid,
+        decode_lossy: None,
+        decode_lossy_utf32: None,
         encode: x86::sse41::encode,
     },
     Kernel {
         name: "scalar",
         available: || true,
         validate: scalar_validate,
+        decode: scalar_decode,
         decode_valid: scalar_decode_valid,
+        decode_lossy: None,
+        decode_lossy_utf32: None,
         encode: encode::encode_scalars,
     },
 ];
@@ -338,6 +409,9 @@ pub(crate) fn active() -> Ready {
 /// ```
 #[inline]
 pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
+    if bytes.len() <= validate::SHORT {
+        return validate::validate_short(bytes);
+    }
     let validate = VALIDATE.load(Ordering::Relaxed);
     // SAFETY: VALIDATE only ever holds `detect_and_validate` or the
     // `validate` of the kernel `active()` returned, whose `available()` was

@@ -46,6 +46,29 @@ pub(crate) fn validate_scalar(bytes: &[u8]) -> Result<(), Utf8Error> {
     }
 }
 
+/// Inputs up to this length skip the kernel (see [`validate_short`]).
+pub(crate) const SHORT: usize = 8;
+
+/// The DFA straight through, for inputs of at most [`SHORT`] bytes.
+///
+/// A SIMD kernel's answer for a handful of bytes costs a fixed ~20 cycles
+/// of latency (load, three table look-ups, shifts, a mask test) plus an
+/// indirect call; the DFA's dependency chain is a shift and a mask per
+/// byte. `ERROR` is absorbing, so the state is tested once, at the end.
+#[inline]
+pub(crate) fn validate_short(bytes: &[u8]) -> Result<(), Utf8Error> {
+    debug_assert!(bytes.len() <= SHORT);
+    let mut state = dfa::ACCEPT;
+    for &byte in bytes {
+        state = dfa::next(state, byte);
+    }
+    if state == dfa::ACCEPT {
+        Ok(())
+    } else {
+        Err(locate(bytes, 0))
+    }
+}
+
 /// The exact error in `bytes`, which is known to be ill-formed at or after
 /// the character boundary `from`.
 pub(crate) fn locate(bytes: &[u8], from: usize) -> Utf8Error {

@@ -262,6 +262,15 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
+    /// A number in `0..n`, for test data: the modulo bias is below 2⁻³²
+    /// for every `n` below 2³².
+    ///
+    /// # Panics
+    /// If `n` is 0.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
     /// `n` random bytes.
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(n + 8);

@@ -2,7 +2,7 @@
 //! encoding use the scalar loops, compiled with AVX2 enabled so their ASCII
 //! widening and narrowing loops vectorize.
 
-use super::{fail, incomplete_max, validator};
+use super::{fail, incomplete_max, two_pass_decoder, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
 use crate::outcome::Utf8Error;
@@ -134,6 +134,7 @@ fn incomplete(v: V) -> bool {
 }
 
 validator!("avx2");
+two_pass_decoder!("avx2");
 
 /// The scalar decoder, compiled with AVX2 (its ASCII widening vectorizes).
 #[target_feature(enable = "avx2")]

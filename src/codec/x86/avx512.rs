@@ -3,13 +3,15 @@
 //! which differs only in how the encoder packs bytes (`vpcompressb`).
 //!
 //! Every function here is `#[target_feature(enable = "avx512f,avx512bw")]`
-//! (plus `avx512vbmi2` for [`encode_vbmi2`]); the kernel table only calls
-//! them after `is_x86_feature_detected!` said the features are present.
+//! (plus `popcnt` for the loops that advance a cursor by a mask's count,
+//! and `avx512vl,avx512vbmi2` for [`encode_vbmi2`]); the kernel table only
+//! calls them after `is_x86_feature_detected!` said the features are
+//! present.
 
 use super::{fail, incomplete_max, repeat, validator};
 use crate::codec::encode::{encode_scalars, EncodeFailure};
 use crate::codec::Verdict;
-use crate::outcome::Utf8Error;
+use crate::outcome::{Utf8Error, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -21,7 +23,11 @@ type V = __m512i;
 
 /// Whether this CPU can run the kernel.
 pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
+    // Every AVX-512 CPU has POPCNT, but it is a feature of its own: without
+    // it enabled, `count_ones` (a store cursor's step) is a dozen ALU ops.
+    is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("popcnt")
 }
 
 // ---- the vector operations the validator is written in -------------------
@@ -38,6 +44,13 @@ fn load(block: &[u8; N]) -> V {
 #[inline]
 fn load_tail(tail: &[u8]) -> V {
     debug_assert!(tail.len() < N);
+    // An empty slice may be dangling (`Vec::new()` points at address 1),
+    // and on AMD Zen 4 a masked load whose masked-off bytes fall in an
+    // unmapped page takes a fault-suppression microcode assist: measured at
+    // ~25 ns, ten times the whole check. There is nothing to load anyway.
+    if tail.is_empty() {
+        return zero();
+    }
     // Bit k of the mask is set for k < tail.len() ≤ 63 only.
     let mask = (1u64 << tail.len()) - 1;
     // SAFETY: a masked load reads only the bytes whose mask bit is set
@@ -278,15 +291,15 @@ fn code_points<const G: u32>(block: V) -> V {
 
 /// Appends the code points of `text` to `out`.
 ///
-/// 64 bytes at a time: all-ASCII blocks are widened; otherwise three
-/// 16-byte groups are decoded with [`code_points`] and the lanes that hold
-/// a lead byte are compressed together (`vpcompressd`), 48 bytes per
-/// iteration (the last group's look-ahead needs the block's last 16 bytes).
-/// The cursor may stop inside a character whose code point is already out;
-/// its continuation bytes are never leads, so they are skipped. The last
-/// block is a masked (zero-padded) load, its leads limited to real bytes;
-/// in well-formed text no character runs into the padding.
-#[target_feature(enable = "avx512f,avx512bw")]
+/// 64 bytes at a time: runs of all-ASCII blocks take [`widen_ascii_run`];
+/// otherwise three 16-byte groups are decoded with [`code_points`] and the
+/// lanes that hold a lead byte are compressed together (`vpcompressd`), 48
+/// bytes per iteration (the last group's look-ahead needs the block's last
+/// 16 bytes). The cursor may stop inside a character whose code point is
+/// already out; its continuation bytes are never leads, so they are
+/// skipped. The last block is a masked (zero-padded) load, its leads limited
+/// to real bytes; in well-formed text no character runs into the padding.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
 pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
     let bytes = text.as_bytes();
     let len = bytes.len();
@@ -307,17 +320,15 @@ pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
         };
         let non_ascii = _mm512_movepi8_mask(v);
         if non_ascii == 0 {
-            for g in 0..4 {
-                let lanes = match bytes.get(at + 16 * g..at + 16 * g + 16) {
-                    // From memory: `vpmovzxbd` loads and widens in one.
-                    Some(ascii) => widen_from(ascii.try_into().expect("16 bytes")),
-                    None => widen(v, g),
-                };
-                store_u32(&mut dst[written + 16 * g..], lanes);
+            if real == u64::MAX {
+                (at, written) = widen_ascii_run(bytes, at, dst, written);
+                continue;
             }
-            written += (len - at).min(N);
-            at += N;
-            continue;
+            for g in 0..4 {
+                store_u32(&mut dst[written + 16 * g..], widen(v, g));
+            }
+            written += len - at;
+            break;
         }
         // A lead is any byte but 0x80..=0xBF: as i8, greater than -65.
         let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & real;
@@ -336,10 +347,346 @@ pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
     }
     // SAFETY: lanes `base .. base + written` of the buffer were written
     // above: every store at `written` wrote at least the lanes that
-    // `written` then advanced over (`count_ones` of the compress mask, or
-    // the real bytes of an ASCII block), and `written` ≤ `len` ≤ the spare
-    // capacity.
+    // `written` then advanced over (`count_ones` of the compress mask, the
+    // 64 lanes of an ASCII block, or the real bytes of the last one), and
+    // `written` ≤ `len` ≤ the spare capacity.
     unsafe { out.set_len(base + written) };
+}
+
+/// Checks `bytes` and decodes them in one pass: appends the code points of
+/// the longest well-formed prefix (all of `bytes`, or the part before the
+/// first error) to `out`, and returns `validate`'s verdict.
+///
+/// Per 64-byte block: an all-ASCII block is its own check (unless the block
+/// before left a character open) and is widened; any other block gets the
+/// validator's check ([`errors`], with the previous block as context) and is
+/// then decoded as four groups of 16 bytes, as in [`decode_valid`], the last
+/// group reading its 3 look-ahead bytes from the next block. On an error,
+/// the block's lead bytes before it are decoded and those after it are not;
+/// the code point of a character that began in the block before and turns
+/// out broken is taken back.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
+    Verdict::pack(decode_checked::<false>(bytes, out))
+}
+
+/// Lossy decoding to UTF-32: [`decode`]'s loop, which on an error emits one
+/// U+FFFD for the maximal subpart and goes on right after it, as
+/// [`decode_lossy`] does for UTF-8. `bytes` must start at a character
+/// boundary.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
+    let result = decode_checked::<true>(bytes, out);
+    debug_assert!(result.is_ok(), "lossy decoding cannot fail");
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn decode_checked<const LOSSY: bool>(bytes: &[u8], out: &mut Vec<u32>) -> Result<(), Utf8Error> {
+    let len = bytes.len();
+    // One lane per lead byte (or per U+FFFD, which replaces at least one
+    // byte), + 64 lanes of slack: the stores write whole registers at
+    // `written`.
+    out.reserve(len + N);
+    let base = out.len();
+    let dst = &mut out.spare_capacity_mut()[..len + N];
+    let mut written = 0;
+    let mut at = 0;
+    // Where the last maximal subpart ended (lossy): nothing is open before.
+    let mut floor = 0;
+    // The validator's context: the block before `at`, and whether a
+    // character it starts is still open. After ASCII (or a subpart), zero
+    // stands for any previous block (the tables treat ASCII bytes alike).
+    let mut prev = zero();
+    let mut prev_incomplete = false;
+    // Invariant: `bytes[floor..at]` passed the check but for a character
+    // that `prev_incomplete` says is open; `dst[..written]` holds the output
+    // for `bytes[..at]`, each lead byte since `floor` decoded; `written` ≤
+    // `at`.
+    'blocks: loop {
+        let flagged = 'check: {
+            if at >= len {
+                if !prev_incomplete {
+                    // SAFETY: `dst[..written]` were written (the invariant),
+                    // and `written` ≤ `len` ≤ the spare capacity.
+                    unsafe { out.set_len(base + written) };
+                    return Ok(());
+                }
+                // The input ends in the character the last block left open.
+                break 'check len;
+            }
+            let (v, real) = match bytes.get(at..at + N) {
+                Some(block) => (load(block.try_into().expect("N bytes")), u64::MAX),
+                None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
+            };
+            if is_ascii(v) {
+                if prev_incomplete {
+                    // An ASCII byte cannot continue the open character.
+                    break 'check at;
+                }
+                if real == u64::MAX {
+                    (at, written) = widen_ascii_run(bytes, at, dst, written);
+                } else {
+                    for g in 0..4 {
+                        store_u32(&mut dst[written + 16 * g..], widen(v, g));
+                    }
+                    written += len - at;
+                    at = len;
+                }
+                prev = zero();
+                continue 'blocks;
+            }
+            // The validator's check of this block. A tail block is zero-
+            // padded: a character left open at the end meets a 0x00 and is
+            // flagged. On an error, only the leads before the flag count
+            // here; those of a broken character among them are dealt with
+            // below.
+            let flag = first(errors(v, prev)).map(|f| (at + f).min(len));
+            let decoded = match flag {
+                None => real,
+                Some(f) => (1u64 << (f - at)) - 1,
+            };
+            // A lead is any byte but 0x80..=0xBF: as i8, greater than -65.
+            let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
+            macro_rules! group {
+                ($g:literal, $cps:expr) => {
+                    let leads = (leads >> (16 * $g)) as u16;
+                    let cps = _mm512_maskz_compress_epi32(leads, $cps);
+                    store_u32(&mut dst[written..], cps);
+                    written += leads.count_ones() as usize;
+                };
+            }
+            group!(0, code_points::<0>(v));
+            group!(1, code_points::<1>(v));
+            group!(2, code_points::<2>(v));
+            // Bytes 48..64 with their look-ahead: from memory when there is
+            // a next block (a 16-byte group or more), else the padded tail.
+            let ahead = match bytes.get(at + 48..at + 48 + N) {
+                Some(group) => load(group.try_into().expect("N bytes")),
+                None if real == u64::MAX => load_tail(&bytes[at + 48..]),
+                None => _mm512_alignr_epi32::<12>(zero(), v),
+            };
+            group!(3, code_points::<0>(ahead));
+            if let Some(f) = flag {
+                // `dst` now holds every lead before the flag.
+                at = f;
+                break 'check f;
+            }
+            prev_incomplete = real == u64::MAX && incomplete(v);
+            at = (at + N).min(len);
+            prev = v;
+            continue 'blocks;
+        };
+        // An error at or before `flagged` (= `at`): from the last character
+        // boundary at or after `floor`, byte by byte.
+        let e = fail(&bytes[floor..], flagged - floor);
+        let start = floor + e.valid_up_to();
+        // The failing character's lead (and nothing after it: the bytes
+        // between are its continuations) went out; take it back.
+        written -= bytes[start..at]
+            .iter()
+            .filter(|&&b| b & 0xC0 != 0x80)
+            .count();
+        if !LOSSY {
+            // SAFETY: as above; the correction only shortens.
+            unsafe { out.set_len(base + written) };
+            return Err(Utf8Error::new(start, e.error_len()));
+        }
+        dst[written].write(REPLACEMENT as u32);
+        written += 1;
+        // An incomplete sequence (no `error_len`) runs to the end.
+        at = e.error_len().map_or(len, |n| start + usize::from(n));
+        // Errors come in bursts: a broken character leaves continuation
+        // bytes behind, each a subpart of its own at a character boundary.
+        while bytes.get(at).is_some_and(|&b| is_lone(b)) {
+            dst[written].write(REPLACEMENT as u32);
+            written += 1;
+            at += 1;
+        }
+        floor = at;
+        prev = zero();
+        prev_incomplete = false;
+    }
+}
+
+/// Lossy decoding to UTF-8: appends `bytes` to `out` with each maximal
+/// subpart of an ill-formed sequence replaced by U+FFFD (Unicode §3.9), and
+/// nothing else changed. `bytes` must start at a character boundary (the
+/// start of the input, or a `valid_up_to`).
+///
+/// The validator's loop, copying as it checks: a block that passes is
+/// stored to `out` whole (an ASCII block passes unless the block before
+/// left a character open). At the first byte a block flags, the scalar
+/// `locate` finds the maximal subpart from the character boundary before it
+/// — the bytes of an open character already copied are taken back — one
+/// U+FFFD goes out, and the next block is loaded right after the subpart,
+/// with an empty context: what precedes a subpart's end is closed. So an
+/// error costs a few scalar steps and one unaligned block, not a call.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
+    let len = bytes.len();
+    let mut at = 0;
+    // Where the last subpart ended: no character open before it.
+    let mut floor = 0;
+    let mut prev = zero();
+    let mut prev_incomplete = false;
+    // Invariant: `out` ends with the lossy output of `bytes[..at]`, read
+    // as if every character open at `at` were complete; `bytes[floor..at]`
+    // passed the check, so it is well-formed but for the open character.
+    while at < len || prev_incomplete {
+        let (v, real) = match bytes.get(at..at + N) {
+            Some(block) => (load(block.try_into().expect("N bytes")), u64::MAX),
+            None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
+        };
+        let non_ascii = _mm512_movepi8_mask(v);
+        let flagged = if at == len {
+            // The input ends in the character the last block left open.
+            len
+        } else if non_ascii == 0 {
+            if prev_incomplete {
+                // An ASCII byte cannot continue the open character.
+                at
+            } else {
+                let n = (len - at).min(N);
+                push_block(out, v, n);
+                prev = zero();
+                at += n;
+                continue;
+            }
+        } else if !prev_incomplete && is_lone(bytes[at + non_ascii.trailing_zeros() as usize]) {
+            // Nothing open, ASCII up to a byte that can only be an error:
+            // the error is that byte, found from the ASCII mask alone (its
+            // latency is a load and a mask, the full check's is a dozen
+            // dependent steps). Mostly-ASCII text with stray bytes.
+            at + non_ascii.trailing_zeros() as usize
+        } else {
+            // The full check. A tail block is zero-padded: a character left
+            // open at the end meets a 0x00 and is flagged.
+            match first(errors(v, prev)) {
+                Some(f) => (at + f).min(len),
+                None => {
+                    let n = (len - at).min(N);
+                    push_block(out, v, n);
+                    prev_incomplete = real == u64::MAX && incomplete(v);
+                    prev = v;
+                    at += n;
+                    continue;
+                }
+            }
+        };
+        // The error: where its maximal subpart starts, and where the next
+        // character does (the end, for an incomplete sequence).
+        let (start, next) = match bytes.get(flagged) {
+            // A byte that can only be an error, after ASCII or a subpart:
+            // nothing is open, so it is a 1-byte subpart by itself.
+            Some(&b) if is_lone(b) && (flagged == floor || bytes[flagged - 1] < 0x80) => {
+                (flagged, flagged + 1)
+            }
+            // Otherwise from the last character boundary at or after
+            // `floor`, byte by byte.
+            _ => {
+                let e = fail(&bytes[floor..], flagged - floor);
+                let start = floor + e.valid_up_to();
+                (start, e.error_len().map_or(len, |n| start + usize::from(n)))
+            }
+        };
+        if start < at {
+            // An open character's first bytes went out with its block.
+            out.truncate(out.len() - (at - start));
+        } else {
+            // The block's well-formed bytes before the error (< 64).
+            push_block(out, v, start - at);
+        }
+        out.extend_from_slice(REPLACEMENT_UTF8);
+        at = next;
+        // Errors come in bursts: a broken character leaves continuation
+        // bytes behind, each a subpart of its own at a character boundary.
+        while bytes.get(at).is_some_and(|&b| is_lone(b)) {
+            out.extend_from_slice(REPLACEMENT_UTF8);
+            at += 1;
+        }
+        floor = at;
+        prev = zero();
+        prev_incomplete = false;
+    }
+}
+
+/// U+FFFD in UTF-8.
+const REPLACEMENT_UTF8: &[u8] = "\u{FFFD}".as_bytes();
+
+/// Whether `byte`, at a character boundary, is a maximal subpart by itself
+/// whatever follows: a continuation byte, or one that never occurs in UTF-8
+/// (C0, C1: overlong leads; F5..FF: beyond U+10FFFF or no lead at all).
+#[inline]
+fn is_lone(byte: u8) -> bool {
+    byte & 0xC0 == 0x80 || matches!(byte, 0xC0 | 0xC1 | 0xF5..=0xFF)
+}
+
+/// Appends the first `n` bytes of `block` to `out` with one 64-byte store.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn push_block(out: &mut Vec<u8>, block: V, n: usize) {
+    debug_assert!(n <= N);
+    out.reserve(N);
+    // SAFETY: `reserve` made room for 64 bytes after `out.len()`; the store
+    // writes 64 bytes there, and `set_len` counts only the first `n` ≤ 64
+    // (initialized, from `block`).
+    unsafe {
+        _mm512_storeu_si512(out.as_mut_ptr().add(out.len()).cast(), block);
+        out.set_len(out.len() + n.min(N));
+    }
+}
+
+/// Widens the run of whole all-ASCII blocks at `bytes[at..]` (the first is
+/// known to be one) into `dst[written..]`; returns the new `(at, written)`,
+/// at the first block that is not all ASCII or not whole.
+///
+/// The only work per byte is a widening load and a store, so the stores set
+/// the pace, and a store that straddles two cache lines costs two (a tenth
+/// of this loop's time, measured, when left to chance). So when the run is
+/// longer than one block, the cursor first advances to the next 64-byte
+/// boundary of the output (1 to 16 lanes, stored unaligned) and every later
+/// store is aligned.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn widen_ascii_run(
+    bytes: &[u8],
+    mut at: usize,
+    dst: &mut [MaybeUninit<u32>],
+    mut written: usize,
+) -> (usize, usize) {
+    // Invariant: `written` ≤ `at`, and a whole block at `at` is checked to
+    // be ASCII before its lanes are stored at `written`, so they fit in
+    // `dst` (len + 64 lanes).
+    let mut blocks = 0;
+    while let Some(block) = bytes.get(at..at + N) {
+        let block: &[u8; N] = block.try_into().expect("N bytes");
+        if !is_ascii(load(block)) {
+            break;
+        }
+        blocks += 1;
+        if blocks == 2 {
+            // A run longer than a block: align the output.
+            let first: &[u8; 16] = block[..16].try_into().expect("16 bytes");
+            store_u32(&mut dst[written..], widen_from(first));
+            let skew = (dst[written..].as_ptr().addr() % N) / 4;
+            if skew != 0 {
+                at += 16 - skew;
+                written += 16 - skew;
+                continue;
+            }
+        }
+        let lanes: &mut [MaybeUninit<u32>; N] = (&mut dst[written..written + N])
+            .try_into()
+            .expect("N lanes");
+        for g in 0..4 {
+            let quarter: &[u8; 16] = block[16 * g..16 * g + 16].try_into().expect("16 bytes");
+            store_u32(&mut lanes[16 * g..], widen_from(quarter));
+        }
+        at += N;
+        written += N;
+    }
+    (at, written)
 }
 
 // ---- encoding UTF-32 -----------------------------------------------------
@@ -488,7 +835,7 @@ macro_rules! encode_loop {
 /// and each 16-byte lane is packed with a `pshufb` control chosen by its
 /// four lengths. A block holding an invalid value goes to the scalar
 /// encoder, which reports the exact index.
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
 pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
     let no_two_byte_path = |_: V, _: u16, _: &mut [MaybeUninit<u8>]| None::<usize>;
     encode_loop!(
@@ -526,7 +873,7 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
 /// set of bytes to keep. Blocks of 1- and 2-byte characters only (Latin
 /// text) take a shorter path: each value becomes one 16-bit word
 /// (`110xxxxx 10xxxxxx`, or the ASCII byte and a zero), packed the same way.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
 pub(crate) fn encode_vbmi2(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
     let two_byte = |x: V, k1: u16, dst: &mut [MaybeUninit<u8>]| {
         let s32 = |x: u32| _mm512_set1_epi32(x as i32);
@@ -571,6 +918,7 @@ fn load_u32(values: &[u32]) -> V {
             // SAFETY: `values` is 16 readable `u32`s = 64 bytes.
             unsafe { _mm512_loadu_si512(values.as_ptr().cast()) }
         }
+        None if values.is_empty() => zero(),
         None => {
             // Bit k set for k < values.len() < 16 only.
             let mask = (1u16 << values.len()) - 1;

@@ -55,6 +55,29 @@ const fn incomplete_max<const W: usize>() -> [u8; W] {
     out
 }
 
+/// `decode` for a kernel without a fused loop: validate, then decode the
+/// well-formed prefix with the kernel's `decode_valid`. Expects in scope
+/// `validate_inner` (from [`validator!`]) and `decode_valid`.
+macro_rules! two_pass_decoder {
+    ($features:literal) => {
+        /// Appends the code points of the longest well-formed prefix of
+        /// `bytes` to `out`; the verdict is `validate`'s.
+        #[target_feature(enable = $features)]
+        pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
+            let result = validate_inner(bytes);
+            let valid = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
+            // SAFETY: the validator accepted `bytes[..valid]`: all of it, or
+            // the part before the first error (Utf8Error's contract).
+            decode_valid(
+                unsafe { core::str::from_utf8_unchecked(&bytes[..valid]) },
+                out,
+            );
+            Verdict::pack(result)
+        }
+    };
+}
+pub(crate) use two_pass_decoder;
+
 /// The validation loop, written once. Expects in scope: `N`, `V`, `load`,
 /// `load_tail`, `is_ascii`, `zero`, `or`, `errors`, `any`, `first`,
 /// `incomplete`.

@@ -2,7 +2,7 @@
 //! encoding use the scalar loops, compiled with SSE4.1 enabled so their ASCII
 //! widening and narrowing loops vectorize.
 
-use super::{fail, incomplete_max, validator};
+use super::{fail, incomplete_max, two_pass_decoder, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
 use crate::outcome::Utf8Error;
@@ -132,6 +132,7 @@ fn incomplete(v: V) -> bool {
 }
 
 validator!("ssse3,sse4.1");
+two_pass_decoder!("ssse3,sse4.1");
 
 /// The scalar decoder, compiled with SSE4.1 (its ASCII widening vectorizes).
 #[target_feature(enable = "ssse3,sse4.1")]
