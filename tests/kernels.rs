@@ -283,31 +283,19 @@ fn incomplete_tails_at_every_block_offset() {
     }
 }
 
-/// The crate's seedable generator (failures replay), with a scalar picker.
-struct Rng(SplitMix64);
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(SplitMix64::new(seed))
-    }
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.0.below(n)
-    }
-    /// A random scalar value, of each UTF-8 length about equally often.
-    fn scalar(&mut self) -> char {
-        let ranges = [
-            (0, 0x7F),
-            (0x80, 0x7FF),
-            (0x800, 0xFFFF),
-            (0x10000, 0x10FFFF),
-        ];
-        loop {
-            let (lo, hi) = ranges[self.below(4) as usize];
-            if let Some(c) = char::from_u32(lo + self.below(u64::from(hi - lo + 1)) as u32) {
-                return c;
-            }
+/// A random scalar value, of each UTF-8 length about equally often, from
+/// the crate's seedable generator (so failures replay).
+fn random_scalar(rng: &mut SplitMix64) -> char {
+    let ranges = [
+        (0, 0x7F),
+        (0x80, 0x7FF),
+        (0x800, 0xFFFF),
+        (0x10000, 0x10FFFF),
+    ];
+    loop {
+        let (lo, hi) = ranges[rng.below(4) as usize];
+        if let Some(c) = char::from_u32(lo + rng.below(u64::from(hi - lo + 1)) as u32) {
+            return c;
         }
     }
 }
@@ -316,17 +304,17 @@ impl Rng {
 fn long_random_text_with_sparse_errors_matches_std() {
     for kernel in kernels() {
         (0..64u64).into_par_iter().for_each(|seed| {
-            let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15 ^ (seed + 1));
+            let mut rng = SplitMix64::new(0x9E37_79B9_7F4A_7C15 ^ (seed + 1));
             for _ in 0..40 {
                 let len = rng.below(3000) as usize;
-                let text: String = (0..len).map(|_| rng.scalar()).collect();
+                let text: String = (0..len).map(|_| random_scalar(&mut rng)).collect();
                 let mut bytes = text.into_bytes();
                 check(kernel, &bytes);
                 // Now corrupt a few bytes.
                 for _ in 0..rng.below(6) {
                     if !bytes.is_empty() {
                         let at = rng.below(bytes.len() as u64) as usize;
-                        bytes[at] = rng.next() as u8;
+                        bytes[at] = rng.next_u64() as u8;
                     }
                 }
                 check(kernel, &bytes);
@@ -375,8 +363,10 @@ fn encode_every_scalar_at_every_block_offset() {
 
 #[test]
 fn encode_refuses_bad_values_at_every_position() {
-    let mut rng = Rng::new(7);
-    let base: Vec<u32> = (0..80).map(|_| u32::from(rng.scalar())).collect();
+    let mut rng = SplitMix64::new(7);
+    let base: Vec<u32> = (0..80)
+        .map(|_| u32::from(random_scalar(&mut rng)))
+        .collect();
     let ascii: Vec<u32> = (0..80).map(|i| 0x30 + i % 40).collect();
     for kernel in kernels() {
         for (text, len) in [&base, &ascii]
@@ -446,8 +436,8 @@ fn streaming_with_every_kernel_equals_one_shot_at_every_split() {
             }
         }
         // A long valid input in 4 KiB chunks, as the benchmark feeds it.
-        let mut rng = Rng::new(3);
-        let long: String = (0..20_000).map(|_| rng.scalar()).collect();
+        let mut rng = SplitMix64::new(3);
+        let long: String = (0..20_000).map(|_| random_scalar(&mut rng)).collect();
         let mut d = kernel.stream_strict();
         let mut out = Vec::new();
         for p in long.as_bytes().chunks(4096) {
@@ -460,8 +450,8 @@ fn streaming_with_every_kernel_equals_one_shot_at_every_split() {
 
 #[test]
 fn decode_chars_equals_std_on_every_kernel() {
-    let mut rng = Rng::new(11);
-    let text: String = (0..5000).map(|_| rng.scalar()).collect();
+    let mut rng = SplitMix64::new(11);
+    let text: String = (0..5000).map(|_| random_scalar(&mut rng)).collect();
     for kernel in kernels() {
         assert_eq!(
             kernel.decode_chars(text.as_bytes()).unwrap(),

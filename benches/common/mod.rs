@@ -8,21 +8,14 @@ use utf8conform::generate::SplitMix64;
 
 // ---- inputs --------------------------------------------------------------
 
-/// The crate's seedable generator, with a pick for the text builders.
-struct Rng(SplitMix64);
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(SplitMix64::new(seed))
-    }
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        self.0.below(n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
+/// A uniformly chosen element of `xs`.
+fn pick<T: Copy>(rng: &mut SplitMix64, xs: &[T]) -> T {
+    xs[below(rng, xs.len())]
+}
+
+/// A number in `0..n`.
+fn below(rng: &mut SplitMix64, n: usize) -> usize {
+    rng.below(n as u64) as usize
 }
 
 const WORDS: &[&str] = &[
@@ -62,33 +55,33 @@ const EMOJI: &[&str] = &[
 /// `len` bytes of one class (cut at a character boundary, padded with ASCII
 /// spaces to exactly `len`).
 pub fn generate(class: &str, len: usize) -> Vec<u8> {
-    let mut rng = Rng::new(0x5EED_0000 + class.len() as u64);
+    let mut rng = SplitMix64::new(0x5EED_0000 + class.len() as u64);
     let cjk: Vec<char> = CJK.chars().collect();
     let mut out = String::new();
     while out.len() < len + 8 {
         match class {
             "ascii" => {
-                out.push_str(rng.pick(WORDS));
-                out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+                out.push_str(pick(&mut rng, WORDS));
+                out.push(if below(&mut rng, 12) == 0 { '\n' } else { ' ' });
             }
             "latin" => {
-                out.push_str(if rng.below(3) == 0 {
-                    rng.pick(LATIN)
+                out.push_str(if below(&mut rng, 3) == 0 {
+                    pick(&mut rng, LATIN)
                 } else {
-                    rng.pick(WORDS)
+                    pick(&mut rng, WORDS)
                 });
                 out.push(' ');
             }
             "cjk" => {
-                for _ in 0..rng.below(20) + 4 {
-                    out.push(rng.pick(&cjk));
+                for _ in 0..below(&mut rng, 20) + 4 {
+                    out.push(pick(&mut rng, &cjk));
                 }
-                out.push(rng.pick(&['，', '。', ' ']));
+                out.push(pick(&mut rng, &['，', '。', ' ']));
             }
             "emoji" => {
-                out.push_str(rng.pick(EMOJI));
-                if rng.below(2) == 0 {
-                    out.push_str(rng.pick(WORDS));
+                out.push_str(pick(&mut rng, EMOJI));
+                if below(&mut rng, 2) == 0 {
+                    out.push_str(pick(&mut rng, WORDS));
                 }
                 out.push(' ');
             }
@@ -100,8 +93,9 @@ pub fn generate(class: &str, len: usize) -> Vec<u8> {
                     (0x800, 0xFFFF),
                     (0x10000, 0x10FFFF),
                 ];
-                let (lo, hi) = rng.pick(&ranges);
-                if let Some(c) = char::from_u32(lo + rng.below((hi - lo + 1) as usize) as u32) {
+                let (lo, hi) = pick(&mut rng, &ranges);
+                if let Some(c) = char::from_u32(lo + below(&mut rng, (hi - lo + 1) as usize) as u32)
+                {
                     out.push(c);
                 }
             }
@@ -127,11 +121,11 @@ pub fn fit(text: &[u8], len: usize) -> Vec<u8> {
 /// The same bytes with 1% of them (at least one) replaced by bytes that
 /// can never occur in UTF-8.
 pub fn corrupt(valid: &[u8]) -> Vec<u8> {
-    let mut rng = Rng::new(0xBAD_BAD + valid.len() as u64);
+    let mut rng = SplitMix64::new(0xBAD_BAD + valid.len() as u64);
     let mut out = valid.to_vec();
     for _ in 0..(valid.len() / 100).max(1) {
-        let at = rng.below(out.len());
-        out[at] = rng.pick(&[0xFF, 0xC0, 0xF8]);
+        let at = below(&mut rng, out.len());
+        out[at] = pick(&mut rng, &[0xFF, 0xC0, 0xF8]);
     }
     out
 }

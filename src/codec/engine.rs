@@ -14,7 +14,7 @@
 //!   (that byte may begin a new character: `E1 80 41` is FFFD then `A`),
 //!   or after it if it was the lead itself.
 
-use super::{ascii, dfa, Ready};
+use super::{ascii, dfa, validate, Ready};
 use crate::outcome::{Utf8Error, REPLACEMENT};
 
 /// Where decoded code points go.
@@ -57,12 +57,8 @@ impl Sink for String {
     fn push_prefix(&mut self, bytes: &[u8], kernel: Ready) -> Result<(), Utf8Error> {
         // Validate, then copy: UTF-8 out is the bytes themselves.
         let result = kernel.validate(bytes);
-        let valid = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
-        // SAFETY: the kernel accepted `bytes[..valid]` (all of them, or the
-        // part before the first error: Utf8Error's contract; the kernels
-        // equal the reference on every input of up to 3 bytes at every
-        // block offset: tests/kernels.rs).
-        self.push_str(unsafe { core::str::from_utf8_unchecked(&bytes[..valid]) });
+        // SAFETY: `result` is the kernel's validation of `bytes`.
+        self.push_str(unsafe { super::valid_prefix(bytes, result) });
         result
     }
 }
@@ -155,7 +151,7 @@ impl Engine {
                 }
                 match chunk.get(at) {
                     None => break,
-                    Some(&b) if b & 0xC0 == 0x80 || matches!(b, 0xC0 | 0xC1 | 0xF5..=0xFF) => {
+                    Some(&b) if validate::is_lone(b) => {
                         sink.push_scalar(REPLACEMENT as u32);
                         at += 1;
                         continue;

@@ -299,12 +299,23 @@ fn scalar_validate(bytes: &[u8]) -> Verdict {
 /// well-formed prefix.
 fn scalar_decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
     let result = validate::validate_scalar(bytes);
-    let valid = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
-    // SAFETY: the scalar validator accepted `bytes[..valid]` (all of it, or
-    // the part before the first error: Utf8Error's contract).
-    let text = unsafe { core::str::from_utf8_unchecked(&bytes[..valid]) };
-    decode::decode_valid_scalar(text, out);
+    // SAFETY: `result` is the scalar validator's verdict on `bytes`.
+    decode::decode_valid_scalar(unsafe { valid_prefix(bytes, result) }, out);
     Verdict::pack(result)
+}
+
+/// The well-formed prefix of `bytes`: all of it, or the part before the
+/// first error (`Utf8Error`'s contract), as a `str` without a second check.
+///
+/// # Safety
+/// `result` must be a kernel's validation of exactly `bytes` (the kernels
+/// equal the reference on every input of up to 3 bytes at every block
+/// offset, and on the edge cases: tests/kernels.rs).
+#[inline]
+pub(crate) unsafe fn valid_prefix(bytes: &[u8], result: Result<(), Utf8Error>) -> &str {
+    let valid = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
+    // SAFETY: the caller's validator accepted `bytes[..valid]`.
+    unsafe { core::str::from_utf8_unchecked(&bytes[..valid]) }
 }
 
 /// The scalar kernel's decoder, as the kernel table stores it.

@@ -69,6 +69,14 @@ pub(crate) fn validate_short(bytes: &[u8]) -> Result<(), Utf8Error> {
     }
 }
 
+/// Whether `byte`, at a character boundary, is a maximal subpart by itself
+/// whatever follows: a continuation byte, or one that never occurs in UTF-8
+/// (C0, C1: overlong leads; F5..FF: beyond U+10FFFF or no lead at all).
+#[inline]
+pub(crate) fn is_lone(byte: u8) -> bool {
+    byte & 0xC0 == 0x80 || matches!(byte, 0xC0 | 0xC1 | 0xF5..=0xFF)
+}
+
 /// The exact error in `bytes`, which is known to be ill-formed at or after
 /// the character boundary `from`.
 pub(crate) fn locate(bytes: &[u8], from: usize) -> Utf8Error {

@@ -8,8 +8,9 @@
 //! calls them after `is_x86_feature_detected!` said the features are
 //! present.
 
-use super::{fail, incomplete_max, repeat, validator};
+use super::{fail, fail_after, incomplete_max, repeat, validator};
 use crate::codec::encode::{encode_scalars, EncodeFailure};
+use crate::codec::validate::is_lone;
 use crate::codec::Verdict;
 use crate::outcome::{Utf8Error, REPLACEMENT};
 use core::arch::x86_64::*;
@@ -289,68 +290,13 @@ fn code_points<const G: u32>(block: V) -> V {
     )
 }
 
-/// Appends the code points of `text` to `out`.
-///
-/// 64 bytes at a time: runs of all-ASCII blocks take [`widen_ascii_run`];
-/// otherwise three 16-byte groups are decoded with [`code_points`] and the
-/// lanes that hold a lead byte are compressed together (`vpcompressd`), 48
-/// bytes per iteration (the last group's look-ahead needs the block's last
-/// 16 bytes). The cursor may stop inside a character whose code point is
-/// already out; its continuation bytes are never leads, so they are
-/// skipped. The last block is a masked (zero-padded) load, its leads limited
-/// to real bytes; in well-formed text no character runs into the padding.
+/// Appends the code points of `text` to `out`: the checked loop of
+/// [`decode`], whose check passes on well-formed text (an ASCII block's is
+/// a mask test; the others' runs beside the decoding).
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
-    let bytes = text.as_bytes();
-    let len = bytes.len();
-    // One lane per lead byte, + 64 lanes of slack: the stores write whole
-    // registers (16 or 64 lanes) at `written`.
-    out.reserve(len + N);
-    let base = out.len();
-    let dst = &mut out.spare_capacity_mut()[..len + N];
-    let mut written = 0;
-    let mut at = 0;
-    // Invariant: `written` ≤ the number of lead bytes before `at` ≤ `at`;
-    // every store at `written` covers at most 64 lanes, and `at` < `len`
-    // in the loop, so it stays inside `dst` (len + 64 lanes).
-    while at < len {
-        let (v, real) = match bytes.get(at..at + N) {
-            Some(block) => (load(block.try_into().expect("N bytes")), u64::MAX),
-            None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
-        };
-        let non_ascii = _mm512_movepi8_mask(v);
-        if non_ascii == 0 {
-            if real == u64::MAX {
-                (at, written) = widen_ascii_run(bytes, at, dst, written);
-                continue;
-            }
-            for g in 0..4 {
-                store_u32(&mut dst[written + 16 * g..], widen(v, g));
-            }
-            written += len - at;
-            break;
-        }
-        // A lead is any byte but 0x80..=0xBF: as i8, greater than -65.
-        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & real;
-        macro_rules! group {
-            ($g:literal) => {
-                let leads = (leads >> (16 * $g)) as u16;
-                let cps = _mm512_maskz_compress_epi32(leads, code_points::<$g>(v));
-                store_u32(&mut dst[written..], cps);
-                written += leads.count_ones() as usize;
-            };
-        }
-        group!(0);
-        group!(1);
-        group!(2);
-        at += 48;
-    }
-    // SAFETY: lanes `base .. base + written` of the buffer were written
-    // above: every store at `written` wrote at least the lanes that
-    // `written` then advanced over (`count_ones` of the compress mask, the
-    // 64 lanes of an ASCII block, or the real bytes of the last one), and
-    // `written` ≤ `len` ≤ the spare capacity.
-    unsafe { out.set_len(base + written) };
+    let result = decode_checked::<false>(text.as_bytes(), out);
+    debug_assert!(result.is_ok(), "a str is well-formed");
 }
 
 /// Checks `bytes` and decodes them in one pass: appends the code points of
@@ -380,7 +326,7 @@ pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
     debug_assert!(result.is_ok(), "lossy decoding cannot fail");
 }
 
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
 #[inline]
 fn decode_checked<const LOSSY: bool>(bytes: &[u8], out: &mut Vec<u32>) -> Result<(), Utf8Error> {
     let len = bytes.len();
@@ -477,10 +423,9 @@ fn decode_checked<const LOSSY: bool>(bytes: &[u8], out: &mut Vec<u32>) -> Result
             prev = v;
             continue 'blocks;
         };
-        // An error at or before `flagged` (= `at`): from the last character
-        // boundary at or after `floor`, byte by byte.
-        let e = fail(&bytes[floor..], flagged - floor);
-        let start = floor + e.valid_up_to();
+        // An error at or before `flagged` (= `at`).
+        let e = fail_after(bytes, floor, flagged);
+        let start = e.valid_up_to();
         // The failing character's lead (and nothing after it: the bytes
         // between are its continuations) went out; take it back.
         written -= bytes[start..at]
@@ -490,14 +435,13 @@ fn decode_checked<const LOSSY: bool>(bytes: &[u8], out: &mut Vec<u32>) -> Result
         if !LOSSY {
             // SAFETY: as above; the correction only shortens.
             unsafe { out.set_len(base + written) };
-            return Err(Utf8Error::new(start, e.error_len()));
+            return Err(e);
         }
         dst[written].write(REPLACEMENT as u32);
         written += 1;
-        // An incomplete sequence (no `error_len`) runs to the end.
+        // An incomplete sequence (no `error_len`) runs to the end. The lone
+        // bytes after the subpart are subparts too: one U+FFFD each.
         at = e.error_len().map_or(len, |n| start + usize::from(n));
-        // Errors come in bursts: a broken character leaves continuation
-        // bytes behind, each a subpart of its own at a character boundary.
         while bytes.get(at).is_some_and(|&b| is_lone(b)) {
             dst[written].write(REPLACEMENT as u32);
             written += 1;
@@ -576,20 +520,9 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
         };
         // The error: where its maximal subpart starts, and where the next
         // character does (the end, for an incomplete sequence).
-        let (start, next) = match bytes.get(flagged) {
-            // A byte that can only be an error, after ASCII or a subpart:
-            // nothing is open, so it is a 1-byte subpart by itself.
-            Some(&b) if is_lone(b) && (flagged == floor || bytes[flagged - 1] < 0x80) => {
-                (flagged, flagged + 1)
-            }
-            // Otherwise from the last character boundary at or after
-            // `floor`, byte by byte.
-            _ => {
-                let e = fail(&bytes[floor..], flagged - floor);
-                let start = floor + e.valid_up_to();
-                (start, e.error_len().map_or(len, |n| start + usize::from(n)))
-            }
-        };
+        let e = fail_after(bytes, floor, flagged);
+        let start = e.valid_up_to();
+        let next = e.error_len().map_or(len, |n| start + usize::from(n));
         if start < at {
             // An open character's first bytes went out with its block.
             out.truncate(out.len() - (at - start));
@@ -597,10 +530,10 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
             // The block's well-formed bytes before the error (< 64).
             push_block(out, v, start - at);
         }
+        // One U+FFFD for the subpart, and one for each lone byte after it
+        // (a broken character leaves its continuation bytes behind).
         out.extend_from_slice(REPLACEMENT_UTF8);
         at = next;
-        // Errors come in bursts: a broken character leaves continuation
-        // bytes behind, each a subpart of its own at a character boundary.
         while bytes.get(at).is_some_and(|&b| is_lone(b)) {
             out.extend_from_slice(REPLACEMENT_UTF8);
             at += 1;
@@ -613,14 +546,6 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
 
 /// U+FFFD in UTF-8.
 const REPLACEMENT_UTF8: &[u8] = "\u{FFFD}".as_bytes();
-
-/// Whether `byte`, at a character boundary, is a maximal subpart by itself
-/// whatever follows: a continuation byte, or one that never occurs in UTF-8
-/// (C0, C1: overlong leads; F5..FF: beyond U+10FFFF or no lead at all).
-#[inline]
-fn is_lone(byte: u8) -> bool {
-    byte & 0xC0 == 0x80 || matches!(byte, 0xC0 | 0xC1 | 0xF5..=0xFF)
-}
 
 /// Appends the first `n` bytes of `block` to `out` with one 64-byte store.
 #[target_feature(enable = "avx512f,avx512bw")]

@@ -65,13 +65,8 @@ macro_rules! two_pass_decoder {
         #[target_feature(enable = $features)]
         pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
             let result = validate_inner(bytes);
-            let valid = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
-            // SAFETY: the validator accepted `bytes[..valid]`: all of it, or
-            // the part before the first error (Utf8Error's contract).
-            decode_valid(
-                unsafe { core::str::from_utf8_unchecked(&bytes[..valid]) },
-                out,
-            );
+            // SAFETY: `result` is this kernel's validation of `bytes`.
+            decode_valid(unsafe { $crate::codec::valid_prefix(bytes, result) }, out);
             Verdict::pack(result)
         }
     };
@@ -243,4 +238,24 @@ use crate::outcome::Utf8Error;
 #[inline(never)]
 fn fail(bytes: &[u8], flagged: usize) -> Utf8Error {
     super::validate::locate(bytes, super::validate::boundary_before(bytes, flagged))
+}
+
+/// [`fail`] for a loop that starts again after each maximal subpart:
+/// nothing is open before `floor` (where the last subpart ended), so the
+/// look-back stops there; the error's position is absolute. A byte that can
+/// only be an error, at `floor` or right after ASCII, is its own 1-byte
+/// subpart, decided without `locate` (mostly-ASCII text with stray bytes).
+#[inline]
+fn fail_after(bytes: &[u8], floor: usize, flagged: usize) -> Utf8Error {
+    match bytes.get(flagged) {
+        Some(&b)
+            if super::validate::is_lone(b) && (flagged == floor || bytes[flagged - 1] < 0x80) =>
+        {
+            Utf8Error::new(flagged, Some(1))
+        }
+        _ => {
+            let e = fail(&bytes[floor..], flagged - floor);
+            Utf8Error::new(floor + e.valid_up_to(), e.error_len())
+        }
+    }
 }
