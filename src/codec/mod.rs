@@ -330,10 +330,10 @@ pub static KERNELS: &[Kernel] = &[
         name: "avx512vbmi2",
         available: x86::avx512::available_vbmi2,
         validate: x86::avx512::validate,
-        decode: x86::avx512::decode,
-        decode_valid: x86::avx512::decode_valid,
+        decode: x86::avx512::vbmi::decode,
+        decode_valid: x86::avx512::vbmi::decode_valid,
         decode_lossy: Some(x86::avx512::decode_lossy),
-        decode_lossy_utf32: Some(x86::avx512::decode_lossy_utf32),
+        decode_lossy_utf32: Some(x86::avx512::vbmi::decode_lossy_utf32),
         encode: x86::avx512::encode_vbmi2,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]

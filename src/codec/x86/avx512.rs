@@ -1,11 +1,13 @@
 //! The AVX-512 kernels (AVX-512F + AVX-512BW, 64-byte registers): validate,
 //! decode to UTF-32 and encode from UTF-32; and the `avx512vbmi2` variant,
-//! which differs only in how the encoder packs bytes (`vpcompressb`).
+//! which decodes each block's characters with byte permutes and a byte
+//! compress ([`vbmi`]: one register per 16 characters, not per 16 bytes)
+//! and packs the encoder's bytes with `vpcompressb`.
 //!
 //! Every function here is `#[target_feature(enable = "avx512f,avx512bw")]`
 //! (plus `popcnt` for the loops that advance a cursor by a mask's count,
-//! and `avx512vl,avx512vbmi2` for [`encode_vbmi2`]); the kernel table only
-//! calls them after `is_x86_feature_detected!` said the features are
+//! and `avx512vl,avx512vbmi,avx512vbmi2` for the variant); the kernel table
+//! only calls them after `is_x86_feature_detected!` said the features are
 //! present.
 
 use super::{fail, fail_after, incomplete_max, repeat, validator};
@@ -290,167 +292,400 @@ fn code_points<const G: u32>(block: V) -> V {
     )
 }
 
-/// Appends the code points of `text` to `out`: the checked loop of
-/// [`decode`], whose check passes on well-formed text (an ASCII block's is
-/// a mask test; the others' runs beside the decoding).
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
-    let result = decode_checked::<false>(text.as_bytes(), out);
-    debug_assert!(result.is_ok(), "a str is well-formed");
-}
-
-/// Checks `bytes` and decodes them in one pass: appends the code points of
-/// the longest well-formed prefix (all of `bytes`, or the part before the
-/// first error) to `out`, and returns `validate`'s verdict.
+/// The code points of the characters whose leads are in `decoded` (a mask
+/// over the 64-byte `block` at `bytes[at..]`; a prefix of the block) go to
+/// `dst`, in order; returns how many. `dst` takes 64 lanes of scratch.
 ///
-/// Per 64-byte block: an all-ASCII block is its own check (unless the block
-/// before left a character open) and is widened; any other block gets the
-/// validator's check ([`errors`], with the previous block as context) and is
-/// then decoded as four groups of 16 bytes, as in [`decode_valid`], the last
-/// group reading its 3 look-ahead bytes from the next block. On an error,
-/// the block's lead bytes before it are decoded and those after it are not;
-/// the code point of a character that began in the block before and turns
-/// out broken is taken back.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
-    Verdict::pack(decode_checked::<false>(bytes, out))
-}
-
-/// Lossy decoding to UTF-32: [`decode`]'s loop, which on an error emits one
-/// U+FFFD for the maximal subpart and goes on right after it, as
-/// [`decode_lossy`] does for UTF-8. `bytes` must start at a character
-/// boundary.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
-    let result = decode_checked::<true>(bytes, out);
-    debug_assert!(result.is_ok(), "lossy decoding cannot fail");
-}
-
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-#[inline]
-fn decode_checked<const LOSSY: bool>(bytes: &[u8], out: &mut Vec<u32>) -> Result<(), Utf8Error> {
-    let len = bytes.len();
-    // One lane per lead byte (or per U+FFFD, which replaces at least one
-    // byte), + 64 lanes of slack: the stores write whole registers at
-    // `written`.
-    out.reserve(len + N);
-    let base = out.len();
-    let dst = &mut out.spare_capacity_mut()[..len + N];
-    let mut written = 0;
-    let mut at = 0;
-    // Where the last maximal subpart ended (lossy): nothing is open before.
-    let mut floor = 0;
-    // The validator's context: the block before `at`, and whether a
-    // character it starts is still open. After ASCII (or a subpart), zero
-    // stands for any previous block (the tables treat ASCII bytes alike).
-    let mut prev = zero();
-    let mut prev_incomplete = false;
-    // Invariant: `bytes[floor..at]` passed the check but for a character
-    // that `prev_incomplete` says is open; `dst[..written]` holds the output
-    // for `bytes[..at]`, each lead byte since `floor` decoded; `written` ≤
-    // `at`.
-    'blocks: loop {
-        let flagged = 'check: {
-            if at >= len {
-                if !prev_incomplete {
-                    // SAFETY: `dst[..written]` were written (the invariant),
-                    // and `written` ≤ `len` ≤ the spare capacity.
-                    unsafe { out.set_len(base + written) };
-                    return Ok(());
-                }
-                // The input ends in the character the last block left open.
-                break 'check len;
-            }
-            let (v, real) = match bytes.get(at..at + N) {
-                Some(block) => (load(block.try_into().expect("N bytes")), u64::MAX),
-                None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
+/// Four groups of 16 bytes, each a whole register of [`code_points`] (one
+/// lane per byte) compressed to the lanes of its leads. The last group
+/// reads its 3 look-ahead bytes from memory when there is a next block, or
+/// from the zero padding of a tail block.
+///
+/// A macro, not a function: it must be inlined into the loop (as a call,
+/// the registers go through memory), and `#[inline(always)]` cannot go on a
+/// `#[target_feature]` function.
+macro_rules! decode_block {
+    ($bytes:expr, $at:expr, $block:expr, $decoded:expr, $dst:expr) => {{
+        let (bytes, at, block, decoded, dst): (&[u8], usize, V, u64, &mut [MaybeUninit<u32>]) =
+            ($bytes, $at, $block, $decoded, $dst);
+        // A lead is any byte but 0x80..=0xBF: as i8, greater than -65.
+        let leads = _mm512_cmpgt_epi8_mask(block, _mm512_set1_epi8(-65)) & decoded;
+        let mut written = 0;
+        macro_rules! group {
+            ($g:literal, $cps:expr) => {
+                let leads = (leads >> (16 * $g)) as u16;
+                store_u32(
+                    &mut dst[written..],
+                    _mm512_maskz_compress_epi32(leads, $cps),
+                );
+                written += leads.count_ones() as usize;
             };
-            if is_ascii(v) {
-                if prev_incomplete {
-                    // An ASCII byte cannot continue the open character.
-                    break 'check at;
-                }
-                if real == u64::MAX {
-                    (at, written) = widen_ascii_run(bytes, at, dst, written);
-                } else {
-                    for g in 0..4 {
-                        store_u32(&mut dst[written + 16 * g..], widen(v, g));
-                    }
-                    written += len - at;
-                    at = len;
-                }
-                prev = zero();
-                continue 'blocks;
-            }
-            // The validator's check of this block. A tail block is zero-
-            // padded: a character left open at the end meets a 0x00 and is
-            // flagged. On an error, only the leads before the flag count
-            // here; those of a broken character among them are dealt with
-            // below.
-            let flag = first(errors(v, prev)).map(|f| (at + f).min(len));
-            let decoded = match flag {
-                None => real,
-                Some(f) => (1u64 << (f - at)) - 1,
-            };
-            // A lead is any byte but 0x80..=0xBF: as i8, greater than -65.
-            let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
-            macro_rules! group {
-                ($g:literal, $cps:expr) => {
-                    let leads = (leads >> (16 * $g)) as u16;
-                    let cps = _mm512_maskz_compress_epi32(leads, $cps);
-                    store_u32(&mut dst[written..], cps);
-                    written += leads.count_ones() as usize;
-                };
-            }
-            group!(0, code_points::<0>(v));
-            group!(1, code_points::<1>(v));
-            group!(2, code_points::<2>(v));
-            // Bytes 48..64 with their look-ahead: from memory when there is
-            // a next block (a 16-byte group or more), else the padded tail.
-            let ahead = match bytes.get(at + 48..at + 48 + N) {
-                Some(group) => load(group.try_into().expect("N bytes")),
-                None if real == u64::MAX => load_tail(&bytes[at + 48..]),
-                None => _mm512_alignr_epi32::<12>(zero(), v),
-            };
-            group!(3, code_points::<0>(ahead));
-            if let Some(f) = flag {
-                // `dst` now holds every lead before the flag.
-                at = f;
-                break 'check f;
-            }
-            prev_incomplete = real == u64::MAX && incomplete(v);
-            at = (at + N).min(len);
-            prev = v;
-            continue 'blocks;
+        }
+        group!(0, code_points::<0>(block));
+        group!(1, code_points::<1>(block));
+        group!(2, code_points::<2>(block));
+        let ahead = match bytes.get(at + 48..at + 48 + N) {
+            Some(group) => load(group.try_into().expect("N bytes")),
+            None if at + N <= bytes.len() => load_tail(&bytes[at + 48..]),
+            None => _mm512_alignr_epi32::<12>(zero(), block),
         };
-        // An error at or before `flagged` (= `at`).
-        let e = fail_after(bytes, floor, flagged);
-        let start = e.valid_up_to();
-        // The failing character's lead (and nothing after it: the bytes
-        // between are its continuations) went out; take it back.
-        written -= bytes[start..at]
-            .iter()
-            .filter(|&&b| b & 0xC0 != 0x80)
-            .count();
-        if !LOSSY {
-            // SAFETY: as above; the correction only shortens.
-            unsafe { out.set_len(base + written) };
-            return Err(e);
+        group!(3, code_points::<0>(ahead));
+        written
+    }};
+}
+
+/// The checked decoding loop, written once for two ways of decoding a
+/// block's characters: the `decode_block` in scope where it expands (the
+/// AVX-512BW one above, or [`vbmi`]'s). Expands to `decode_valid`,
+/// `decode`, `decode_lossy_utf32` and the loop they share.
+macro_rules! checked_decoder {
+    ($features:literal) => {
+        /// Appends the code points of `text` to `out`: the checked loop of
+        /// [`decode`], whose check passes on well-formed text (an ASCII
+        /// block's is a mask test; the others' runs beside the decoding).
+        #[target_feature(enable = $features)]
+        pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
+            let result = decode_checked::<false>(text.as_bytes(), out);
+            debug_assert!(result.is_ok(), "a str is well-formed");
         }
-        dst[written].write(REPLACEMENT as u32);
-        written += 1;
-        // An incomplete sequence (no `error_len`) runs to the end. The lone
-        // bytes after the subpart are subparts too: one U+FFFD each.
-        at = e.error_len().map_or(len, |n| start + usize::from(n));
-        while bytes.get(at).is_some_and(|&b| is_lone(b)) {
-            dst[written].write(REPLACEMENT as u32);
-            written += 1;
-            at += 1;
+
+        /// Checks `bytes` and decodes them in one pass: appends the code
+        /// points of the longest well-formed prefix (all of `bytes`, or the
+        /// part before the first error) to `out`, and returns `validate`'s
+        /// verdict.
+        ///
+        /// Per 64-byte block: an all-ASCII block is its own check (unless
+        /// the block before left a character open) and is widened; any
+        /// other block gets the validator's check ([`errors`], with the
+        /// previous block as context) and its characters are decoded by
+        /// `decode_block`, reading the last one's continuation bytes from
+        /// the next block. On an error, the block's lead bytes before it are
+        /// decoded and those after it are not; the code point of a
+        /// character that began in the block before and turns out broken is
+        /// taken back.
+        #[target_feature(enable = $features)]
+        pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
+            Verdict::pack(decode_checked::<false>(bytes, out))
         }
-        floor = at;
-        prev = zero();
-        prev_incomplete = false;
+
+        /// Lossy decoding to UTF-32: [`decode`]'s loop, which on an error
+        /// emits one U+FFFD for the maximal subpart and goes on right after
+        /// it, as [`decode_lossy`](super::decode_lossy) does for UTF-8.
+        /// `bytes` must start at a character boundary.
+        #[target_feature(enable = $features)]
+        pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
+            let result = decode_checked::<true>(bytes, out);
+            debug_assert!(result.is_ok(), "lossy decoding cannot fail");
+        }
+
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn decode_checked<const LOSSY: bool>(
+            bytes: &[u8],
+            out: &mut Vec<u32>,
+        ) -> Result<(), Utf8Error> {
+            let len = bytes.len();
+            // One lane per lead byte (or per U+FFFD, which replaces at
+            // least one byte), + 64 lanes of slack: the stores write whole
+            // registers at `written`.
+            out.reserve(len + N);
+            let base = out.len();
+            let dst = &mut out.spare_capacity_mut()[..len + N];
+            let mut written = 0;
+            let mut at = 0;
+            // Where the last maximal subpart ended (lossy): nothing is open
+            // before.
+            let mut floor = 0;
+            // The validator's context: the block before `at`, and whether a
+            // character it starts is still open. After ASCII (or a
+            // subpart), zero stands for any previous block (the tables
+            // treat ASCII bytes alike).
+            let mut prev = zero();
+            let mut prev_incomplete = false;
+            // Invariant: `bytes[floor..at]` passed the check but for a
+            // character that `prev_incomplete` says is open;
+            // `dst[..written]` holds the output for `bytes[..at]`, each lead
+            // byte since `floor` decoded; `written` ≤ `at`.
+            'blocks: loop {
+                let flagged = 'check: {
+                    if at >= len {
+                        if !prev_incomplete {
+                            // SAFETY: `dst[..written]` were written (the
+                            // invariant), and `written` ≤ `len` ≤ the spare
+                            // capacity.
+                            unsafe { out.set_len(base + written) };
+                            return Ok(());
+                        }
+                        // The input ends in the character the last block
+                        // left open.
+                        break 'check len;
+                    }
+                    let (v, real) = match bytes.get(at..at + N) {
+                        Some(block) => (load(block.try_into().expect("N bytes")), u64::MAX),
+                        None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
+                    };
+                    if is_ascii(v) {
+                        if prev_incomplete {
+                            // An ASCII byte cannot continue the open
+                            // character.
+                            break 'check at;
+                        }
+                        if real == u64::MAX {
+                            (at, written) = widen_ascii_run(bytes, at, dst, written);
+                        } else {
+                            for g in 0..4 {
+                                store_u32(&mut dst[written + 16 * g..], widen(v, g));
+                            }
+                            written += len - at;
+                            at = len;
+                        }
+                        prev = zero();
+                        continue 'blocks;
+                    }
+                    // The validator's check of this block. A tail block is
+                    // zero-padded: a character left open at the end meets a
+                    // 0x00 and is flagged. On an error, only the leads
+                    // before the flag are decoded here; those of a broken
+                    // character among them are dealt with below.
+                    let flag = first(errors(v, prev)).map(|f| (at + f).min(len));
+                    let decoded = match flag {
+                        None => real,
+                        Some(f) => (1u64 << (f - at)) - 1,
+                    };
+                    written += decode_block!(bytes, at, v, decoded, &mut dst[written..]);
+                    if let Some(f) = flag {
+                        // `dst` now holds every lead before the flag.
+                        at = f;
+                        break 'check f;
+                    }
+                    prev_incomplete = real == u64::MAX && incomplete(v);
+                    at = (at + N).min(len);
+                    prev = v;
+                    continue 'blocks;
+                };
+                // An error at or before `flagged` (= `at`).
+                let e = fail_after(bytes, floor, flagged);
+                let start = e.valid_up_to();
+                // The failing character's lead (and nothing after it: the
+                // bytes between are its continuations) went out; take it
+                // back.
+                written -= bytes[start..at]
+                    .iter()
+                    .filter(|&&b| b & 0xC0 != 0x80)
+                    .count();
+                if !LOSSY {
+                    // SAFETY: as above; the correction only shortens.
+                    unsafe { out.set_len(base + written) };
+                    return Err(e);
+                }
+                dst[written].write(REPLACEMENT as u32);
+                written += 1;
+                // An incomplete sequence (no `error_len`) runs to the end.
+                // The lone bytes after the subpart are subparts too: one
+                // U+FFFD each.
+                at = e.error_len().map_or(len, |n| start + usize::from(n));
+                while bytes.get(at).is_some_and(|&b| is_lone(b)) {
+                    dst[written].write(REPLACEMENT as u32);
+                    written += 1;
+                    at += 1;
+                }
+                floor = at;
+                prev = zero();
+                prev_incomplete = false;
+            }
+        }
+    };
+}
+
+checked_decoder!("avx512f,avx512bw,popcnt");
+
+/// The decoder of the `avx512vbmi2` kernel: [`decode_block`] done with byte
+/// permutes (VBMI) and a byte compress (VBMI2), one register per 16
+/// *characters* rather than per 16 bytes.
+pub(crate) mod vbmi {
+    use super::*;
+
+    /// Per high nibble, the payload bits of the byte (RFC 3629 §3's
+    /// table): all 7 of ASCII, 6 of a continuation, 5, 4 and 3 of a 2-, 3-
+    /// and 4-byte lead.
+    const PAYLOAD: [u8; N] = repeat([
+        0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, // 0xxxxxxx
+        0x3F, 0x3F, 0x3F, 0x3F, // 10xxxxxx
+        0x1F, 0x1F, // 110xxxxx
+        0x0F, // 1110xxxx
+        0x07, // 11110xxx
+    ]);
+
+    /// Byte `i`: `i`.
+    const IOTA: [u8; N] = {
+        let mut t = [0; N];
+        let mut i = 0;
+        while i < N {
+            t[i] = i as u8;
+            i += 1;
+        }
+        t
+    };
+
+    /// For round `r` (characters `16r .. 16r + 16`): byte `4k + j` is
+    /// `16r + k + plus`, so that a byte permute of the lead positions by it
+    /// puts character `16r + k + plus`'s position in all four bytes of lane
+    /// `k`. (Mod 64: the one lane that wraps is set apart.)
+    const fn spread(plus: usize) -> [[u8; N]; 4] {
+        let mut t = [[0; N]; 4];
+        let mut r = 0;
+        while r < 4 {
+            let mut i = 0;
+            while i < N {
+                t[r][i] = ((16 * r + i / 4 + plus) % N) as u8;
+                i += 1;
+            }
+            r += 1;
+        }
+        t
     }
+    const OWN: [[u8; N]; 4] = spread(0);
+    const FOLLOWING: [[u8; N]; 4] = spread(1);
+
+    /// Byte `j` of each lane: `j + 1`, how far before the next lead the
+    /// byte of weight 64^j of a character is.
+    const BACK: [u8; N] = repeat([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
+
+    /// One lane per character: the positions of the leads are compressed
+    /// into one register; per 16 characters, each lane gathers the 4 bytes
+    /// before the *next* character's lead (the last byte of its own
+    /// character in the low byte), zeroes those that come before its own
+    /// lead (they belong to the character before), and two multiply-adds
+    /// fold the payloads, 6 bits per byte, into the code point. The bytes
+    /// are masked to their payloads once per block, by nibble; the
+    /// right-aligned gather needs no per-length shift. `end` is where the
+    /// last character ends (64 and up: in `next`).
+    macro_rules! decode_characters {
+        ($block:expr, $next:expr, $leads:expr, $end:expr, $dst:expr) => {{
+            let (block, next, leads, end, dst): (V, V, u64, u32, &mut [MaybeUninit<u32>]) =
+                ($block, $next, $leads, $end, $dst);
+            // Byte k: the position of character k's lead; `end` after the last
+            // (if there are fewer than 64).
+            let positions =
+                _mm512_mask_compress_epi8(_mm512_set1_epi8(end as i8), leads, load(&IOTA));
+            let payloads = _mm512_and_si512(block, lookup(&PAYLOAD, high_nibbles(block)));
+            let count = leads.count_ones() as usize;
+            let mut r = 0;
+            while 16 * r < count {
+                let own = _mm512_permutexvar_epi8(load(&OWN[r]), positions);
+                let mut following = _mm512_permutexvar_epi8(load(&FOLLOWING[r]), positions);
+                if r == 3 {
+                    // All 64 bytes can be leads (ASCII and a lead whose
+                    // character ends in the next block): then the last one's
+                    // end has no byte of its own in `positions`.
+                    following = _mm512_mask_set1_epi8(following, 0xF << 60, end as i8);
+                }
+                // Positions `following - 1 - j`: as i8, -3 ..= 66; those before
+                // `own` are not this character's (and the negative ones never
+                // are). Bit 6 of a position picks `next`.
+                let at_byte = _mm512_sub_epi8(following, load(&BACK));
+                let mine = _mm512_cmpge_epi8_mask(at_byte, own);
+                let gathered = _mm512_maskz_permutex2var_epi8(mine, payloads, at_byte, next);
+                // Byte pairs (b0 + 64·b1, b2 + 64·b3), then the 16-bit pairs.
+                let pairs = _mm512_maddubs_epi16(gathered, _mm512_set1_epi16(0x4001));
+                let cps = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x1000_0001));
+                store_u32(&mut dst[16 * r..], cps);
+                r += 1;
+            }
+            count
+        }};
+    }
+
+    /// Byte pairs for [`decode_pairs!`]: bytes `2i, 2i + 1` are
+    /// `H + i + 1, H + i` (of a 128-byte table, the block then the next),
+    /// so that 16-bit lane `i` is `b[H + i] << 8 | b[H + i + 1]`.
+    const fn pairs<const H: usize>() -> [u8; N] {
+        let mut t = [0; N];
+        let mut i = 0;
+        while i < N / 2 {
+            t[2 * i] = (H + i + 1) as u8;
+            t[2 * i + 1] = (H + i) as u8;
+            i += 1;
+        }
+        t
+    }
+    const PAIRS: [[u8; N]; 2] = [pairs::<0>(), pairs::<32>()];
+
+    /// For a block with no byte ≥ 0xE0: every character is 1 or 2 bytes,
+    /// so each 16-bit lane can hold a lead and the byte after it, and the
+    /// code point is the lead's 7 bits (ASCII), or its 5 and the next
+    /// byte's 6 (RFC 3629 §3: `110xxxxx 10xxxxxx`). Per half block: one
+    /// byte permute, the arithmetic of both cases and a blend for 32
+    /// positions at once, a `vpcompressw` of the leads' lanes and two
+    /// widening stores. `next` holds (at least) the 6-bit payload of the
+    /// first byte after the block, for a lead at byte 63.
+    macro_rules! decode_pairs {
+        ($block:expr, $next:expr, $leads:expr, $dst:expr) => {{
+            let (block, next, leads, dst): (V, V, u64, &mut [MaybeUninit<u32>]) =
+                ($block, $next, $leads, $dst);
+            let two = _mm512_cmpge_epu8_mask(block, splat(0xC0));
+            let mut written = 0;
+            for (h, table) in PAIRS.iter().enumerate() {
+                let words = _mm512_permutex2var_epi8(block, load(table), next);
+                let ascii = _mm512_srli_epi16::<8>(words);
+                // (lead & 0x1F)·64 + (continuation & 0x3F).
+                let payloads = _mm512_and_si512(words, _mm512_set1_epi16(0x1F3F));
+                let pair = _mm512_maddubs_epi16(payloads, _mm512_set1_epi16(0x4001));
+                let cps = _mm512_mask_blend_epi16((two >> (32 * h)) as u32, ascii, pair);
+                let leads = (leads >> (32 * h)) as u32;
+                let packed = _mm512_maskz_compress_epi16(leads, cps);
+                let low = _mm512_castsi512_si256(packed);
+                let high = _mm512_extracti64x4_epi64::<1>(packed);
+                store_u32(&mut dst[written..], _mm512_cvtepu16_epi32(low));
+                store_u32(&mut dst[written + 16..], _mm512_cvtepu16_epi32(high));
+                written += leads.count_ones() as usize;
+            }
+            written
+        }};
+    }
+
+    /// [`super::decode_block!`] for the VBMI2 kernel. A block with no lead
+    /// of 3 or 4 bytes takes [`decode_pairs!`]; any other, the general
+    /// [`decode_characters!`]. The last character ends where its lead
+    /// says (up to 3 bytes into the next block), or at the end of
+    /// `decoded`.
+    macro_rules! decode_block {
+        ($bytes:expr, $at:expr, $block:expr, $decoded:expr, $dst:expr) => {{
+            let (bytes, at, block, decoded, dst): (&[u8], usize, V, u64, &mut [MaybeUninit<u32>]) =
+                ($bytes, $at, $block, $decoded, $dst);
+            let leads = _mm512_cmpgt_epi8_mask(block, _mm512_set1_epi8(-65)) & decoded;
+            let (end, next) = if decoded == u64::MAX && leads != 0 {
+                // A whole block that passed: its last character may run
+                // into the next block. It ends where its lead says (RFC
+                // 3629 §3: the count of leading 1 bits, or 1 for ASCII),
+                // not at the next lead: a stray continuation after it is
+                // an error of the next block's, not part of it.
+                let last = 63 - leads.leading_zeros();
+                let lead = bytes[at + last as usize];
+                let end = last + (!lead).leading_zeros().max(1);
+                let next = match bytes.get(at + N..at + 2 * N) {
+                    Some(next) => load(next.try_into().expect("N bytes")),
+                    None => load_tail(&bytes[at + N..]),
+                };
+                // Continuation payloads, if the character is well-formed;
+                // if not, the next block's check flags it and its code
+                // point is taken back.
+                (end, _mm512_and_si512(next, splat(0x3F)))
+            } else {
+                // A tail block, or the part of a block before a flag: the
+                // characters end where `decoded` does.
+                (decoded.trailing_ones(), zero())
+            };
+            if _mm512_cmpge_epu8_mask(block, splat(0xE0)) == 0 {
+                // Latin, Greek, Cyrillic … text.
+                decode_pairs!(block, next, leads, dst)
+            } else {
+                decode_characters!(block, next, leads, end, dst)
+            }
+        }};
+    }
+
+    checked_decoder!("avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt");
 }
 
 /// Lossy decoding to UTF-8: appends `bytes` to `out` with each maximal
@@ -831,7 +1066,10 @@ pub(crate) fn encode_vbmi2(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), Enc
 
 /// Whether this CPU can run the VBMI2 variant.
 pub(crate) fn available_vbmi2() -> bool {
-    available() && is_x86_feature_detected!("avx512vl") && is_x86_feature_detected!("avx512vbmi2")
+    available()
+        && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx512vbmi")
+        && is_x86_feature_detected!("avx512vbmi2")
 }
 
 #[target_feature(enable = "avx512f,avx512bw")]
