@@ -891,11 +891,12 @@ const SPREAD: [u8; 16] = {
 /// k1, k2, k3, dst)` writes the 16 lanes' UTF-8 bytes, packed, at the start
 /// of `dst` (it may write up to 64 bytes) and returns how many there are;
 /// `$pack2(x, k1, dst)`, if it can, does the same from the values when none
-/// is ≥ 0x800.
+/// is ≥ 0x800; and `$run2(blocks, dst)`, if it can, for 64 values below
+/// 0x800 (it may write up to 128 bytes).
 macro_rules! encode_loop {
-    ($scalars:expr, $out:expr, $pack2:expr, $pack:expr) => {{
-        let (scalars, out, pack2, pack): (&[u32], &mut Vec<u8>, _, _) =
-            ($scalars, $out, $pack2, $pack);
+    ($scalars:expr, $out:expr, $run2:expr, $pack2:expr, $pack:expr) => {{
+        let (scalars, out, run2, pack2, pack): (&[u32], &mut Vec<u8>, _, _, _) =
+            ($scalars, $out, $run2, $pack2, $pack);
         // At most 4 bytes per value, + 64 for a whole-register store at the end.
         out.reserve(4 * scalars.len() + N);
         let base = out.len();
@@ -966,6 +967,15 @@ macro_rules! encode_loop {
                     at += 64;
                     continue;
                 }
+                // All below 0x800 (their bitwise or is): 1- and 2-byte
+                // characters, none a surrogate. Latin text.
+                if _mm512_cmpge_epu32_mask(any, s32(0x800)) == 0 {
+                    if let Some(n) = run2([a, b, c, d], &mut dst[written..]) {
+                        written += n;
+                        at += 64;
+                        continue;
+                    }
+                }
                 for _ in 0..4 {
                     if !block!() {
                         break 'blocks;
@@ -997,10 +1007,12 @@ macro_rules! encode_loop {
 /// encoder, which reports the exact index.
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+    let no_two_byte_run = |_: [V; 4], _: &mut [MaybeUninit<u8>]| None::<usize>;
     let no_two_byte_path = |_: V, _: u16, _: &mut [MaybeUninit<u8>]| None::<usize>;
     encode_loop!(
         scalars,
         out,
+        no_two_byte_run,
         no_two_byte_path,
         |utf8: V, k1: u16, k2: u16, k3: u16, dst: &mut [MaybeUninit<u8>]| {
             // Per lane, length − 1 in two bits: bit 0 = k1^k2^k3, bit 1 = k2.
@@ -1032,16 +1044,41 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
 /// character is not, so "non-zero, or a lane's first byte" is exactly the
 /// set of bytes to keep. Blocks of 1- and 2-byte characters only (Latin
 /// text) take a shorter path: each value becomes one 16-bit word
-/// (`110xxxxx 10xxxxxx`, or the ASCII byte and a zero), packed the same way.
+/// (`110xxxxx 10xxxxxx`, or the ASCII byte and a zero), packed the same way;
+/// 64 such values are 2 compresses of 32 words (one test of their bitwise
+/// or finds them, and rules out surrogates too).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt")]
 pub(crate) fn encode_vbmi2(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
-    let two_byte = |x: V, k1: u16, dst: &mut [MaybeUninit<u8>]| {
-        let s32 = |x: u32| _mm512_set1_epi32(x as i32);
+    let s32 = |x: u32| _mm512_set1_epi32(x as i32);
+    // 16 values below 0x800 to 16 words: the UTF-8 bytes, first in the low
+    // byte; an ASCII value's high byte is zero, a 2-byte one's never is.
+    let words = |x: V, k1: u16| {
         // Lead 0xC0 | x >> 6 in the low byte, 0x80 | x & 0x3F in the high.
         let lead = _mm512_or_si512(_mm512_srli_epi32::<6>(x), s32(0xC0));
         let tail = _mm512_slli_epi32::<8>(_mm512_and_si512(x, s32(0x3F)));
         let two = _mm512_ternarylogic_epi32::<0xFE>(lead, tail, s32(0x8000));
-        let words = _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(x, k1, two));
+        _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(x, k1, two))
+    };
+    // 64 values: 32 words per register, one compress and store each.
+    let two_byte_run = |blocks: [V; 4], dst: &mut [MaybeUninit<u8>]| {
+        let mut written = 0;
+        for pair in blocks.chunks_exact(2) {
+            let [low, high] =
+                [pair[0], pair[1]].map(|x| words(x, _mm512_cmpge_epu32_mask(x, s32(0x80))));
+            let words = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), high);
+            let keep = _mm512_test_epi8_mask(words, words) | 0x5555_5555_5555_5555;
+            let packed = _mm512_maskz_compress_epi8(keep, words);
+            let dst: &mut [MaybeUninit<u8>; 64] = (&mut dst[written..written + 64])
+                .try_into()
+                .expect("64 bytes");
+            // SAFETY: `dst` is 64 writable bytes, the width of the store.
+            unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), packed) };
+            written += keep.count_ones() as usize;
+        }
+        Some(written)
+    };
+    let two_byte = |x: V, k1: u16, dst: &mut [MaybeUninit<u8>]| {
+        let words = words(x, k1);
         let keep = _mm256_test_epi8_mask(words, words) | 0x5555_5555;
         let packed = _mm256_maskz_compress_epi8(keep, words);
         let dst: &mut [MaybeUninit<u8>; 32] = (&mut dst[..32]).try_into().expect("32 bytes");
@@ -1052,6 +1089,7 @@ pub(crate) fn encode_vbmi2(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), Enc
     encode_loop!(
         scalars,
         out,
+        two_byte_run,
         two_byte,
         |utf8: V, _: u16, _: u16, _: u16, dst: &mut [MaybeUninit<u8>]| {
             let keep = _mm512_test_epi8_mask(utf8, utf8) | 0x1111_1111_1111_1111;
