@@ -734,10 +734,16 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
             }
         } else if !prev_incomplete && is_lone(bytes[at + non_ascii.trailing_zeros() as usize]) {
             // Nothing open, ASCII up to a byte that can only be an error:
-            // the error is that byte, found from the ASCII mask alone (its
-            // latency is a load and a mask, the full check's is a dozen
-            // dependent steps). Mostly-ASCII text with stray bytes.
-            at + non_ascii.trailing_zeros() as usize
+            // the error is that byte, a maximal subpart of its own, found
+            // from the ASCII mask alone (its latency is a load and a mask,
+            // the full check's is a dozen dependent steps), and nothing
+            // needs locating. Mostly-ASCII text with stray bytes.
+            let ascii = non_ascii.trailing_zeros() as usize;
+            push_block_and_replacement(out, v, ascii);
+            at += ascii + 1;
+            floor = at;
+            prev = zero();
+            continue;
         } else {
             // The full check. A tail block is zero-padded: a character left
             // open at the end meets a 0x00 and is flagged.
@@ -794,6 +800,28 @@ fn push_block(out: &mut Vec<u8>, block: V, n: usize) {
     unsafe {
         _mm512_storeu_si512(out.as_mut_ptr().add(out.len()).cast(), block);
         out.set_len(out.len() + n.min(N));
+    }
+}
+
+/// Appends the first `n` bytes of `block` and then U+FFFD to `out`, with
+/// one 64-byte store and one 4-byte store.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn push_block_and_replacement(out: &mut Vec<u8>, block: V, n: usize) {
+    debug_assert!(n < N);
+    out.reserve(N + 4);
+    // U+FFFD's 3 bytes and one more, which only the next store keeps.
+    let [a, b, c] = REPLACEMENT_UTF8.try_into().expect("3 bytes");
+    let replacement = u32::from_le_bytes([a, b, c, 0]);
+    // SAFETY: `reserve` made room for 68 bytes after `out.len()`; the
+    // stores write bytes `0..64` and `n..n + 4` ⊂ `0..68` there, and
+    // `set_len` counts only the first `n + 3` (written: `n` from `block`,
+    // then U+FFFD).
+    unsafe {
+        let end = out.as_mut_ptr().add(out.len());
+        _mm512_storeu_si512(end.cast(), block);
+        end.add(n).cast::<u32>().write_unaligned(replacement);
+        out.set_len(out.len() + n + 3);
     }
 }
 
