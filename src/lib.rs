@@ -2,7 +2,7 @@
 //!
 //! Data flows one way: **bytes → decoders → outcomes → comparison → report**.
 //!
-//! * [`reference`] — the reference decoder: RFC 3629 §4's ABNF, rule by rule.
+//! * [`reference`](mod@reference) — the reference decoder: RFC 3629 §4's ABNF, rule by rule.
 //!   Start here to see what "correct" means.
 //! * [`outcome`] — the common language every decoder answers in
 //!   (`valid_up_to`/`error_len` as `core::str::Utf8Error`, lossy output with

@@ -53,10 +53,10 @@ use std::sync::OnceLock;
 
 /// One implementation of the codec's hot loops, for one instruction set.
 ///
-/// The three function pointers are `unsafe fn` because a SIMD kernel's code
-/// may only run on a CPU that has its instructions; the contract of each is
-/// "call only once `available()` returned true". [`Ready`] is the proof of
-/// that check, and the only way this module calls them.
+/// The hot loops are `unsafe fn` pointers because a SIMD kernel's code may
+/// only run on a CPU that has its instructions; the contract of each is
+/// "call only once `available()` returned true". A private `Ready` value is
+/// the proof of that check, and the only way this module calls them.
 #[derive(Debug)]
 pub struct Kernel {
     /// Short name, e.g. `avx512`; what `UTF8CONFORM_KERNEL` selects.

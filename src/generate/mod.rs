@@ -199,7 +199,7 @@ pub struct Structured {
 const MAX_PIECES: usize = 24;
 
 impl<'a> Arbitrary<'a> for Structured {
-    /// Pieces are drawn until the entropy runs out (or [`MAX_PIECES`]), so
+    /// Pieces are drawn until the entropy runs out (or up to a cap), so
     /// more entropy means more pieces, and a fuzzer's mutations of any byte
     /// change the input rather than being ignored.
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Structured> {
