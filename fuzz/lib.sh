@@ -64,6 +64,11 @@ build_targets() {
     *) wrapper=(RUSTC_WRAPPER="$ROOT/fuzz/trace-compares.sh"
         UTF8CONFORM_INNER_WRAPPER="${RUSTC_WRAPPER:-}") ;;
     esac
+    # Under ASan, libFuzzer itself is built without it (fuzz/cxx-libfuzzer-no-asan.sh).
+    if [ "$SANITIZER" = address ]; then
+        wrapper+=(CXX="$ROOT/fuzz/cxx-libfuzzer-no-asan.sh"
+            UTF8CONFORM_INNER_CXX="${CXX:-}")
+    fi
     # shellcheck disable=SC2086 # TOOLCHAIN and FUZZ_BUILD_FLAGS are word lists
     (cd "$ROOT" && env "${wrapper[@]}" cargo $TOOLCHAIN fuzz build -O -s "$SANITIZER" \
         --target-dir "$FUZZ_TARGET_DIR" "${trace[@]}" ${FUZZ_BUILD_FLAGS:-} "$@")
