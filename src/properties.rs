@@ -170,13 +170,23 @@ fn walk_reference(bytes: &[u8], walk: Walk, lossy: &mut Vec<u32>, text: &mut Vec
 /// `word & 0x80…80 == 0`, and otherwise its first non-ASCII byte is the
 /// lowest set high bit (the word is read little-endian). Under the fuzzers'
 /// instrumentation every compare is a call, so one per word instead of one
-/// per byte is most of the reference walk's cost on text.
+/// per byte is most of the reference walk's cost on text; and first 32
+/// bytes at a time (four words OR-ed, one compare), which on long text was
+/// still the walk's busiest compare.
 fn ascii_run(bytes: &[u8]) -> usize {
     const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    let mut words = bytes.chunks_exact(8);
+    let word = |chunk: &[u8]| u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
     let mut run = 0;
-    for word in words.by_ref() {
-        let word = u64::from_le_bytes(word.try_into().expect("chunks of 8"));
+    for block in bytes.chunks_exact(32) {
+        let any = block.chunks_exact(8).fold(0, |acc, w| acc | word(w));
+        if any & HIGH_BITS != 0 {
+            break;
+        }
+        run += 32;
+    }
+    // The rest, or the block with the first non-ASCII byte: a word at a time.
+    let mut words = bytes[run..].chunks_exact(8);
+    for word in words.by_ref().map(word) {
         let high = word & HIGH_BITS;
         if high != 0 {
             return run + high.trailing_zeros() as usize / 8;
@@ -443,7 +453,7 @@ const SIMDUTF: Capabilities = VALIDATE
     .with(Capability::Decode)
     .with(Capability::Encode);
 
-fn native_codec(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Finding> {
+fn native_codec(bytes: &[u8], expected: &Expected, scratch: &mut Scratch) -> Option<Finding> {
     let caps = Capabilities::ALL;
     // The kernel (validate) and the engine (decode) are separate code paths:
     // both must agree with the reference, as the adapter checks.
@@ -451,12 +461,18 @@ fn native_codec(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Fi
     if let Some(f) = strict_finding("codec", "codec::validate", caps, expected, kernel) {
         return Some(f);
     }
-    let decoded = codec::decode_utf32(bytes);
-    let engine = strict_of(decoded.as_ref().map(|_| ()).map_err(|e| *e));
+    // `codec::decode_utf32` is this call into a new vector; into the reused
+    // one, no input allocates (under ASan an allocation costs more than
+    // decoding a short input).
+    let scalars = &mut scratch.utf32;
+    scalars.clear();
+    let engine = strict_of(codec::active().decode(bytes, scalars));
     if let Some(f) = strict_finding("codec", "codec::decode_utf32", caps, expected, engine) {
         return Some(f);
     }
-    let scalars = decoded.as_deref().ok()?;
+    if engine.is_err() {
+        return None;
+    }
     slice_finding(
         "codec",
         "codec::decode_utf32",
@@ -501,7 +517,9 @@ fn native_std(bytes: &[u8], expected: &Expected, _: &mut Scratch) -> Option<Find
         }
         // The one decode to code points on the valid path: the scalars of
         // std, bstr and encoding_rs are `str::chars` of text that each check
-        // holds byte-equal to the input, so this covers all three.
+        // holds byte-equal to the input, so this covers all three. (Compared
+        // as they come: collecting them to compare one slice was slower in a
+        // fuzz build, a traced capacity check per code point.)
         return scalars_finding(
             "std",
             "str::chars",
@@ -819,6 +837,26 @@ fn plan_pass(
         .find_map(|p| planned_finding(p, walk, bytes, expected, scratch, &mut answer))
 }
 
+/// Whether every decoder of [`PLAN`] is checked natively, each by its own
+/// entry of [`NATIVE`] (names are unique, so equal counts make it one to
+/// one): then [`native_strict_pass`] checks the same decoders on the same
+/// levels as [`plan_pass`].
+static ALL_NATIVE: LazyLock<bool> =
+    LazyLock::new(|| PLAN.len() == NATIVE.len() && PLAN.iter().all(|p| p.native.is_some()));
+
+/// [`plan_pass`] over the strict levels for a plan of native checks only
+/// (the usual case: `every_builtin_is_checked_natively` fails otherwise).
+/// [`NATIVE`] is a constant, so with this loop unrolled every check is a
+/// direct call: no indirect call (which a fuzz build traces, and which
+/// `planned_finding` made per decoder), no per-decoder plan lookup.
+fn native_strict_pass(bytes: &[u8], expected: &Expected, scratch: &mut Scratch) -> Option<Finding> {
+    NATIVE.iter().find_map(|(_name, _, native)| {
+        #[cfg(test)]
+        tests::STRICT_CHECKED.with_borrow_mut(|checked| checked.push(_name));
+        (native.strict)(bytes, expected, scratch)
+    })
+}
+
 /// Property: every built-in decoder agrees with the reference on the
 /// strict fields it claims — validity and scalars (V), `valid_up_to` (P),
 /// `error_len` (S). Lossy output (R) is [`lossy`]'s, chunking (C)
@@ -836,7 +874,11 @@ fn plan_pass(
 pub fn differential(bytes: &[u8]) {
     let finding = SCRATCH.with_borrow_mut(|scratch| {
         with_expected(bytes, Walk::Strict, scratch, |expected, scratch| {
-            plan_pass(bytes, Walk::Strict, expected, scratch)
+            if *ALL_NATIVE {
+                native_strict_pass(bytes, expected, scratch)
+            } else {
+                plan_pass(bytes, Walk::Strict, expected, scratch)
+            }
         })
     });
     if let Some(finding) = finding {
@@ -1684,9 +1726,10 @@ mod tests {
         }
     }
 
-    /// ASCII runs are skipped a word at a time: every non-ASCII byte at
-    /// every offset of runs up to three words long, and at either end of a
-    /// word, must stop the run exactly there.
+    /// ASCII runs are skipped 32 bytes, then a word, at a time: a non-ASCII
+    /// byte at every offset of runs up to two blocks and a word long (every
+    /// such byte in the first three words), and at either end of a word or
+    /// a block, must stop the run exactly there.
     #[test]
     fn the_walk_is_the_reference_across_ascii_runs() {
         let check = |bytes: &[u8]| {
@@ -1694,11 +1737,16 @@ mod tests {
             assert_eq!(ascii_run(bytes), naive, "{bytes:02x?}");
             check_walk(bytes);
         };
-        for len in 0..=24 {
+        for len in 0..=72 {
             let mut bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
             check(&bytes);
             for at in 0..len {
-                for high in 0x80..=0xFFu8 {
+                let highs = if len <= 24 {
+                    0x80..=0xFFu8
+                } else {
+                    0xBF..=0xC3
+                };
+                for high in highs {
                     bytes[at] = high;
                     check(&bytes);
                     // A second one later: the walk resumes after the first.
@@ -1928,6 +1976,71 @@ mod tests {
                 Some(Field::Lossy),
                 "{name}"
             );
+        }
+    }
+
+    /// std's scalars come from `str::chars`, a decode apart from its text:
+    /// with the text right and the scalars wrong, that is the call named.
+    #[test]
+    fn std_scalars_are_checked_through_chars() {
+        let wrong = Expected {
+            strict: Ok(()),
+            lossy: &[0x61, 0x63],
+            lossy_text: b"ab",
+        };
+        let f = native_std(b"ab", &wrong, &mut Scratch::default()).expect("a finding");
+        assert_eq!((f.api, f.field), ("str::chars", Field::Scalars));
+    }
+
+    thread_local! {
+        /// The decoders [`native_strict_pass`] checked, in order.
+        pub(super) static STRICT_CHECKED: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// `differential`'s direct pass checks every decoder of the plan, and
+    /// finds what the plan finds: nothing on the right expectation, the
+    /// same first finding on wrong ones.
+    #[test]
+    fn the_direct_strict_pass_is_the_plan() {
+        assert!(*ALL_NATIVE, "some built-in is not checked natively");
+        STRICT_CHECKED.with_borrow_mut(Vec::clear);
+        differential(b"plain \xC3\xA9 text");
+        let checked = STRICT_CHECKED.with_borrow_mut(std::mem::take);
+        let planned: Vec<String> = PLAN.iter().map(|p| p.decoder.name().to_string()).collect();
+        assert_eq!(checked, planned);
+        for case in CASES {
+            let mut prefix = Vec::new();
+            let strict = walk_reference(case, Walk::Strict, &mut prefix, &mut Vec::new());
+            let text: &[u8] = if strict.is_ok() { case } else { &[] };
+            let moved = match strict {
+                Ok(()) => Err((case.len(), None)),
+                Err((at, len)) => Err((at + 1, len)),
+            };
+            let shorter = match strict {
+                Ok(()) => Err((0, Some(1))),
+                Err((at, len)) => Err((at, len.map_or(Some(1), |n| Some(n % 3 + 1)))),
+            };
+            let mut more = prefix.clone();
+            more.push(0x41);
+            let variants = [
+                (strict, &prefix[..]),
+                (moved, &prefix[..]),
+                (shorter, &prefix[..]),
+                (strict, &more[..]),
+            ];
+            for (i, (wrong, scalars)) in variants.into_iter().enumerate() {
+                let expected = Expected {
+                    strict: wrong,
+                    lossy: scalars,
+                    lossy_text: text,
+                };
+                let direct = native_strict_pass(case, &expected, &mut Scratch::default());
+                let plan = plan_pass(case, Walk::Strict, &expected, &mut Scratch::default());
+                assert_eq!(direct, plan, "{case:02x?} variant {i}");
+                // Scalars are compared on valid inputs only.
+                let right = i == 0 || (i == 3 && strict.is_err());
+                assert_eq!(direct.is_none(), right, "{case:02x?} variant {i}");
+            }
         }
     }
 
