@@ -10,8 +10,8 @@
 //!
 //! | function | levels | what it holds to the reference |
 //! |---|---|---|
-//! | [`differential`] | V P S | every built-in decoder, on every strict field it claims |
-//! | [`structured`] | V P S R C | [`differential`] and [`lossy`] on a [`Structured`] input, plus chunking at its piece edges |
+//! | [`differential`](fn@differential) | V P S | every built-in decoder, on every strict field it claims |
+//! | [`structured`] | V P S R C | [`differential`](fn@differential) and [`lossy`] on a [`Structured`] input, plus chunking at its piece edges |
 //! | [`roundtrip`] | V E | decode ∘ encode and encode ∘ decode are the identity; encode refuses exactly the non-scalars |
 //! | [`chunking`] | C | the stream decoder, strict and lossy, over any split |
 //! | [`lossy`] | R | every built-in decoder's lossy output, one U+FFFD per maximal subpart |
@@ -22,7 +22,7 @@
 //! [`differential::check`] asks each decoder for a full [`Answer`] (vectors
 //! of code points) and renders every field to text before comparing, which
 //! is right for a report and far too slow for a fuzzer that wants hundreds
-//! of thousands of inputs a second. So [`differential`] and [`lossy`] run a *plan* built
+//! of thousands of inputs a second. So [`differential`](fn@differential) and [`lossy`] run a *plan* built
 //! once: for each built-in decoder whose capabilities it knows, a native
 //! check that calls the library's own API the way its adapter in
 //! [`crate::oracles`] does, compares with the reference without allocating
@@ -33,7 +33,7 @@
 //! minimised input.
 //!
 //! Each native check comes in two halves: the strict fields (V P S), which
-//! [`differential`] runs, and the lossy output (R), which [`lossy`] runs —
+//! [`differential`](fn@differential) runs, and the lossy output (R), which [`lossy`] runs —
 //! lossy output is the most expensive answer of every library and needs the
 //! whole input decoded, where the strict fields need it only up to the
 //! first error.
@@ -105,7 +105,7 @@ enum Walk {
     /// Up to the first error: the strict result and the scalars before the
     /// error, which is all that levels V, P and S compare. Most fuzzer
     /// inputs are invalid early, so this is most of the saving of
-    /// [`differential`] not checking lossy output (that is [`lossy`]'s job).
+    /// [`differential`](fn@differential) not checking lossy output (that is [`lossy`]'s job).
     Strict,
     /// All of it: the lossy output too (level R).
     Lossy,
@@ -366,7 +366,7 @@ fn text_finding(
 type NativeCheck = fn(&[u8], &Expected, &mut Scratch) -> Option<Finding>;
 
 /// The two halves of a decoder's native check: `strict` covers validity,
-/// scalars, position and subpart (levels V, P, S; [`differential`] runs
+/// scalars, position and subpart (levels V, P, S; [`differential`](fn@differential) runs
 /// it), `lossy` the lossy output (level R; [`lossy`] runs it). Lossy output
 /// is a decoder's most expensive answer and needs the reference's whole
 /// walk, where the strict levels need it only up to the first error; kept
@@ -746,7 +746,7 @@ fn answer_finding(
     })
 }
 
-/// One decoder of the plan [`differential`] and [`lossy`] run.
+/// One decoder of the plan [`differential`](fn@differential) and [`lossy`] run.
 struct Planned {
     decoder: Box<dyn Decoder>,
     native: Option<Native>,
@@ -778,7 +778,7 @@ static PLAN: LazyLock<Vec<Planned>> = LazyLock::new(|| {
         .collect()
 });
 
-/// The decoders [`differential`] checks: each name, and whether it is
+/// The decoders [`differential`](fn@differential) checks: each name, and whether it is
 /// checked natively (`true`) or through its `Answer` (`false`).
 pub fn differential_plan() -> Vec<(String, bool)> {
     PLAN.iter()
@@ -926,12 +926,12 @@ fn fail_plan(property: &str, bytes: &[u8], finding: Finding, walk: Walk) -> ! {
     fail(property, bytes, &finding, &context)
 }
 
-/// Property [`differential`] for any list of decoders (external ones
+/// Property [`differential`](fn@differential) for any list of decoders (external ones
 /// included), each through its [`Answer`]: slower, and what the tests use to
 /// show the property can fail.
 ///
 /// # Panics
-/// On a divergence, as [`differential`].
+/// On a divergence, as [`differential`](fn@differential).
 pub fn differential_with(decoders: &[Box<dyn Decoder>], bytes: &[u8]) {
     let expected = differential::expected(bytes);
     for decoder in decoders {
@@ -983,12 +983,12 @@ fn fail(property: &str, bytes: &[u8], f: &Finding, context: &str) -> ! {
     )
 }
 
-/// Property: [`differential`] and [`lossy`] on a structured input, and the codec's stream
+/// Property: [`differential`](fn@differential) and [`lossy`] on a structured input, and the codec's stream
 /// decoder split at every piece edge and one byte into every piece — where
 /// the malformations begin and where sequences are cut.
 ///
 /// # Panics
-/// On a divergence, as [`differential`] and [`chunking`].
+/// On a divergence, as [`differential`](fn@differential) and [`chunking`].
 pub fn structured(input: &Structured) {
     let mut bytes = vec![b'.'; usize::from(input.padding % 64)];
     let mut splits = Vec::with_capacity(2 * input.pieces.len());
