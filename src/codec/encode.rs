@@ -63,6 +63,7 @@ impl std::error::Error for EncodeFailure {}
 /// assert_eq!(codec::encode_utf32(&[0x41, 0x10FFFF]).unwrap(), b"A\xF4\x8F\xBF\xBF");
 /// assert_eq!(codec::encode_utf32(&[0x41, 0x110000]).unwrap_err().index, 1);
 /// ```
+#[inline(always)] // see "Inlined entry points" in the codec module docs
 pub fn encode_utf32(scalars: &[u32]) -> Result<Vec<u8>, EncodeFailure> {
     super::active().encode_utf32(scalars)
 }
