@@ -96,6 +96,7 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
+    #[inline]
     pub(crate) fn new(kernel: Ready, mode: Mode) -> Engine {
         Engine {
             kernel,
@@ -258,6 +259,7 @@ impl Engine {
 
     /// Ends the input: an unfinished character is an incomplete sequence
     /// (strict: `error_len() == None`; lossy: one U+FFFD).
+    #[inline]
     pub(crate) fn finish<S: Sink>(&mut self, sink: &mut S) -> Result<(), Utf8Error> {
         if let Some(e) = self.error {
             return Err(e);

@@ -31,16 +31,19 @@ pub struct StreamDecoder {
 
 impl StreamDecoder {
     /// A decoder that stops at the first ill-formed sequence.
+    #[inline]
     pub fn strict() -> StreamDecoder {
         StreamDecoder::with(active(), Mode::Strict)
     }
 
     /// A decoder that replaces each maximal subpart with U+FFFD and never
     /// fails.
+    #[inline]
     pub fn lossy() -> StreamDecoder {
         StreamDecoder::with(active(), Mode::Lossy)
     }
 
+    #[inline]
     pub(crate) fn with(kernel: Ready, mode: Mode) -> StreamDecoder {
         StreamDecoder {
             engine: Engine::new(kernel, mode),
@@ -50,11 +53,13 @@ impl StreamDecoder {
     /// Decodes `chunk`, appending what it completes to `out`. Bytes of a
     /// character that the chunk leaves unfinished are held until the next
     /// call. A strict decoder that failed keeps returning the same error.
+    #[inline]
     pub fn feed(&mut self, chunk: &[u8], out: &mut String) -> Result<(), Utf8Error> {
         self.engine.feed(chunk, out)
     }
 
     /// As [`feed`](Self::feed), appending code points as UTF-32.
+    #[inline]
     pub fn feed_utf32(&mut self, chunk: &[u8], out: &mut Vec<u32>) -> Result<(), Utf8Error> {
         self.engine.feed(chunk, out)
     }
@@ -62,16 +67,19 @@ impl StreamDecoder {
     /// Ends the stream. Held bytes of an unfinished character are an
     /// incomplete sequence: an error with `error_len() == None` (strict) or
     /// one U+FFFD (lossy).
+    #[inline]
     pub fn finish(mut self, out: &mut String) -> Result<(), Utf8Error> {
         self.engine.finish(out)
     }
 
     /// As [`finish`](Self::finish), appending code points as UTF-32.
+    #[inline]
     pub fn finish_utf32(mut self, out: &mut Vec<u32>) -> Result<(), Utf8Error> {
         self.engine.finish(out)
     }
 
     /// Whether the decoder holds part of a character, waiting for more bytes.
+    #[inline]
     pub fn is_mid_sequence(&self) -> bool {
         self.engine.is_mid_sequence()
     }
