@@ -32,8 +32,9 @@
 #   --no-build        use the binaries already built
 # Environment:
 #   FUZZ_SANITIZER    address (default on nightly) or none
-#   FUZZ_TRACE_COMPARES  utf8conform (default: comparison tracing in that crate
-#                     only, see fuzz/trace-compares.sh), all, or none
+#   FUZZ_TRACE_COMPARES  none (default: no comparison tracing, see lib.sh),
+#                     utf8conform (that crate only, fuzz/trace-compares.sh)
+#                     or all
 #   FUZZ_WORK         working corpora (default fuzz/work; cache it between runs)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
