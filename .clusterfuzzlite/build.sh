@@ -17,7 +17,7 @@ fi
 
 # No comparison tracing, as fuzz/lib.sh builds by default: no target gains
 # coverage from it, and it costs up to half the exec/s (fuzz/README.md,
-# "Speed").
+# "Running").
 cargo fuzz build -O --no-trace-compares
 release=fuzz/target/x86_64-unknown-linux-gnu/release
 

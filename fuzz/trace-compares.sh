@@ -9,7 +9,7 @@
 # (say, a multi-byte magic value in a new input type), this traces the code
 # under test (the codec, the reference and the properties) without paying
 # for the hooks inside the oracles (encoding_rs, bstr, simdutf8). Today no
-# target gains coverage from it (fuzz/README.md, "Speed", has the numbers).
+# target gains coverage from it (fuzz/README.md, "Running", has the numbers).
 # cargo-fuzz applies its flags to every crate, and per-crate flags in Cargo
 # (`profile-rustflags`) are nightly-only, need a config file or manifest
 # key, and stable Cargo refuses both; a wrapper works with either toolchain.
