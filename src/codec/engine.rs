@@ -118,12 +118,39 @@ impl Engine {
     /// before it goes to the sink in one piece (a copy, or the kernel's
     /// decoder). Only a character cut by the chunk's end, and the bytes that
     /// complete it in the next chunk, take the byte-at-a-time DFA path.
+    #[inline]
     pub(crate) fn feed<S: Sink>(&mut self, chunk: &[u8], sink: &mut S) -> Result<(), Utf8Error> {
-        if let Some(e) = self.error {
+        // The common case, inlined: between characters, not just after an
+        // error, a chunk of at most one span is one kernel call, as a
+        // one-shot decode is. Anything else is the loop's (`feed_from`).
+        if self.state == dfa::ACCEPT && !self.after_error && self.error.is_none() {
+            if chunk.len() <= SPAN {
+                return match sink.push_prefix(chunk, self.kernel) {
+                    Ok(()) => {
+                        self.offset += chunk.len();
+                        Ok(())
+                    }
+                    Err(e) => {
+                        let at = self.after_prefix(chunk, 0, chunk.len(), e, sink)?;
+                        self.feed_from(chunk, at, sink)
+                    }
+                };
+            }
+        } else if let Some(e) = self.error {
             return Err(e);
         }
+        self.feed_from(chunk, 0, sink)
+    }
+
+    /// [`feed`](Self::feed) from `chunk[at..]`, `at` being where the work
+    /// left off (the engine has not failed).
+    fn feed_from<S: Sink>(
+        &mut self,
+        chunk: &[u8],
+        mut at: usize,
+        sink: &mut S,
+    ) -> Result<(), Utf8Error> {
         let len = chunk.len();
-        let mut at = 0;
         while at < len {
             if self.state != dfa::ACCEPT {
                 // Finish (or break) the character held from the last chunk.
@@ -173,38 +200,52 @@ impl Engine {
             };
             // The well-formed text goes to the sink in one piece; only an
             // error (or a character cut by the span's end) is handled here.
-            match sink.push_prefix(&chunk[at..end], self.kernel) {
+            at = match sink.push_prefix(&chunk[at..end], self.kernel) {
                 Ok(()) => {
                     self.after_error = false;
-                    at = end;
+                    end
                 }
-                Err(e) => {
-                    let bad = at + e.valid_up_to();
-                    match e.error_len() {
-                        // The span ends inside a character. If the chunk goes
-                        // on, look again from its lead; if not, hold it.
-                        None if end < len => {
-                            at = bad;
-                            self.after_error = false;
-                        }
-                        None => {
-                            at = bad;
-                            while at < len {
-                                at = self.step(chunk, at, sink)?;
-                            }
-                        }
-                        Some(n) => {
-                            self.after_error = true;
-                            self.start = self.offset + bad;
-                            self.ill_formed(usize::from(n), len, sink)?;
-                            at = bad + usize::from(n);
-                        }
-                    }
-                }
-            }
+                Err(e) => self.after_prefix(chunk, at, end, e, sink)?,
+            };
         }
         self.offset += len;
         Ok(())
+    }
+
+    /// Handles the error `e` that the sink found in the span
+    /// `chunk[at..end]`, after taking the well-formed text before it;
+    /// returns where to go on.
+    fn after_prefix<S: Sink>(
+        &mut self,
+        chunk: &[u8],
+        at: usize,
+        end: usize,
+        e: Utf8Error,
+        sink: &mut S,
+    ) -> Result<usize, Utf8Error> {
+        let len = chunk.len();
+        let bad = at + e.valid_up_to();
+        Ok(match e.error_len() {
+            // The span ends inside a character. If the chunk goes on, look
+            // again from its lead; if not, hold it.
+            None if end < len => {
+                self.after_error = false;
+                bad
+            }
+            None => {
+                let mut at = bad;
+                while at < len {
+                    at = self.step(chunk, at, sink)?;
+                }
+                at
+            }
+            Some(n) => {
+                self.after_error = true;
+                self.start = self.offset + bad;
+                self.ill_formed(usize::from(n), len, sink)?;
+                bad + usize::from(n)
+            }
+        })
     }
 
     /// A maximal subpart of `matched` bytes starts at `self.start`: strict
