@@ -220,6 +220,60 @@ fn second_errors_at_every_offset_around_the_block_edges() {
 }
 
 #[test]
+fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
+    // ASCII text with stray bytes (each its own maximal subpart) is lossy
+    // decoded a block at a time without a branch per stray, for blocks with
+    // at most two of them and no lead byte (`stray_run` in the AVX-512
+    // kernels): put none, one, two at every pair of offsets, or three strays
+    // in one block, or a stray beside a lead, with a first error in front
+    // (to enter the lossy loop) and tails around the run's look-ahead of
+    // 129 bytes, where it hands over to the general loop.
+    const LONE: [u8; 6] = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF];
+    let mut blocks: Vec<Vec<u8>> = vec![vec![b'a'; 64]];
+    for i in 0..64 {
+        for j in i..64 {
+            let mut block = vec![b'a'; 64];
+            block[i] = LONE[(i + j) % LONE.len()];
+            block[j] = LONE[(i * 7 + j) % LONE.len()];
+            blocks.push(block);
+        }
+    }
+    for (i, j, k) in [(0, 1, 2), (5, 40, 63), (61, 62, 63)] {
+        let mut block = vec![b'a'; 64];
+        (block[i], block[j], block[k]) = (0xFF, 0x80, 0xC0);
+        blocks.push(block);
+    }
+    for lead in [
+        b"\xC2\xA9".as_slice(),
+        b"\xE2\x82\xAC",
+        b"\xF4\x8F\xBF\xBF",
+        b"\xE2\x82",
+    ] {
+        for at in [0, 30, 64 - lead.len()] {
+            let mut block = vec![b'a'; 64];
+            block[(at + 40) % 64] = 0x80;
+            block[at..at + lead.len()].copy_from_slice(lead);
+            blocks.push(block);
+        }
+    }
+    for kernel in kernels() {
+        blocks.par_iter().for_each(|block| {
+            for tail in [0, 1, 63, 64, 65, 127, 128, 129, 130, 200] {
+                let mut input = b"\x80".to_vec();
+                input.extend_from_slice(&[b'z'; 64]);
+                input.extend_from_slice(block);
+                input.extend(std::iter::repeat_n(b'y', tail));
+                check(kernel, &input);
+                // The same block again right after, and a stray at the end.
+                input.extend_from_slice(block);
+                input.push(0xBF);
+                check(kernel, &input);
+            }
+        });
+    }
+}
+
+#[test]
 fn errors_around_the_alignment_prologue_at_every_address_skew() {
     // The kernels check their first blocks one by one until their loads are
     // 64-byte aligned (for inputs of 384 bytes or more): slice one buffer at

@@ -87,8 +87,15 @@ pub struct Kernel {
 }
 
 /// A kernel's one-pass lossy decoder to UTF-8: appends the lossy output of
-/// its input, which starts at a character boundary.
+/// its input, which starts at a character boundary. It may reserve up to
+/// [`LOSSY_STORE_SLACK`] bytes past the output's end for its stores.
 type LossyToUtf8 = unsafe fn(&[u8], &mut Vec<u8>);
+
+/// How far past the end of its output a [`LossyToUtf8`] kernel stores (the
+/// AVX-512 one: a block with two stray bytes is three 64-byte stores, the
+/// last starting at most 69 bytes in): the capacity a caller adds so that
+/// the kernel never has to grow the buffer mid-call.
+pub(crate) const LOSSY_STORE_SLACK: usize = 2 * 64 + 5;
 
 /// As [`LossyToUtf8`], to UTF-32.
 type LossyToUtf32 = unsafe fn(&[u8], &mut Vec<u32>);
@@ -212,7 +219,11 @@ impl Ready {
     fn decode_lossy_after(self, bytes: &[u8], error: Utf8Error) -> String {
         // Each U+FFFD takes 3 bytes for the 1 to 3 it replaces: room for a
         // few percent of ill-formed bytes saves copying the whole output.
-        let mut out = String::with_capacity(bytes.len() + bytes.len() / 16 + 16);
+        // And the one-pass kernels store whole blocks past the output's end:
+        // without room for that too, a 64-byte input whose error comes after
+        // byte 16 grew its String mid-call (a second allocation and a copy).
+        let mut out =
+            String::with_capacity(bytes.len() + bytes.len() / 16 + 16 + LOSSY_STORE_SLACK);
         let from = error.valid_up_to();
         // SAFETY: the `valid_up_to` bytes before an error are well-formed.
         out.push_str(unsafe { core::str::from_utf8_unchecked(&bytes[..from]) });
