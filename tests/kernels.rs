@@ -274,6 +274,65 @@ fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
 }
 
 #[test]
+fn runs_dense_with_stray_bytes_at_every_output_skew() {
+    // Lossy decoding to UTF-32 widens whole blocks of ASCII and stray bytes
+    // (any number of them: each is one code point) and aligns its stores to
+    // the output once a run is longer than a block (`widen_run` in the
+    // AVX-512 kernels). 0 to 16 two-byte characters in front shift the
+    // output against the input, so the run starts at every skew of a
+    // 64-byte line; the runs hold strays at several densities, then a lead
+    // byte that ends them (complete, or cut short by a stray).
+    const LONE: [u8; 6] = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF];
+    let mut rng = SplitMix64::new(0x5EED_57A7);
+    let mut runs: Vec<Vec<u8>> = Vec::new();
+    for per_mille in [0, 10, 100, 500, 1000] {
+        for len in [64, 80, 127, 128, 200, 330] {
+            let run = (0..len)
+                .map(|i| {
+                    if rng.next_u64() % 1000 < per_mille {
+                        LONE[i % LONE.len()]
+                    } else {
+                        b'a' + (i % 26) as u8
+                    }
+                })
+                .collect();
+            runs.push(run);
+        }
+    }
+    for kernel in kernels() {
+        runs.par_iter().for_each(|run| {
+            for shift in 0..=16 {
+                for end in [b"\xC3\xA9".as_slice(), b"\xE2\x80", b"\xF0\x9F\x98\x80"] {
+                    let mut input = "\u{e9}".repeat(shift).into_bytes();
+                    input.extend_from_slice(run);
+                    input.extend_from_slice(end);
+                    input.extend_from_slice(run);
+                    check(kernel, &input);
+                }
+            }
+        });
+        // A run that ends in a stray that looks like a lead (C0, C1,
+        // F5..=FF), right before a continuation byte in a block the run
+        // does not take (it holds a lead): that continuation is a subpart
+        // of its own, not a continuation of the stray. At every offset, so
+        // that one of them puts the two on either side of a block edge.
+        (0..64).into_par_iter().for_each(|offset| {
+            for shift in [0, 1, 7, 16] {
+                for stray in [0xC0, 0xC1, 0xF5, 0xFF] {
+                    let mut input = "\u{e9}".repeat(shift).into_bytes();
+                    input.extend(std::iter::repeat_n(b'a', 128 + offset));
+                    input.extend_from_slice(b"bb\xFFbbbbbbbb\x80bbbbbbbbbbbbbbb");
+                    input.push(stray);
+                    input.extend_from_slice(b"\x80\xC3\xA9");
+                    input.extend(std::iter::repeat_n(b'c', 100));
+                    check(kernel, &input);
+                }
+            }
+        });
+    }
+}
+
+#[test]
 fn errors_around_the_alignment_prologue_at_every_address_skew() {
     // The kernels check their first blocks one by one until their loads are
     // 64-byte aligned (for inputs of 384 bytes or more): slice one buffer at
