@@ -189,8 +189,7 @@ fn main() {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "<!-- Regenerate: CARGO_TARGET_DIR=/work/target-simd cargo bench --bench codec && \
-         CARGO_TARGET_DIR=/work/target-simd cargo bench --bench report -->\n"
+        "<!-- Regenerate: cargo bench --bench codec && cargo bench --bench report -->\n"
     );
     let _ = writeln!(md, "# Codec performance\n");
     let _ = writeln!(md, "| | |\n|---|---|");
