@@ -219,6 +219,11 @@ fn second_errors_at_every_offset_around_the_block_edges() {
     }
 }
 
+/// Bytes that are a maximal subpart of their own wherever they stand after
+/// a complete character: continuation bytes, and bytes that never occur in
+/// UTF-8 (RFC 3629 §1: C0, C1, F5..=FF).
+const LONE: [u8; 6] = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF];
+
 #[test]
 fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
     // ASCII text with stray bytes (each its own maximal subpart) is lossy
@@ -228,7 +233,6 @@ fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
     // in one block, or a stray beside a lead, with a first error in front
     // (to enter the lossy loop) and tails around the run's look-ahead of
     // 129 bytes, where it hands over to the general loop.
-    const LONE: [u8; 6] = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF];
     let mut blocks: Vec<Vec<u8>> = vec![vec![b'a'; 64]];
     for i in 0..64 {
         for j in i..64 {
@@ -282,7 +286,6 @@ fn runs_dense_with_stray_bytes_at_every_output_skew() {
     // output against the input, so the run starts at every skew of a
     // 64-byte line; the runs hold strays at several densities, then a lead
     // byte that ends them (complete, or cut short by a stray).
-    const LONE: [u8; 6] = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF];
     let mut rng = SplitMix64::new(0x5EED_57A7);
     let mut runs: Vec<Vec<u8>> = Vec::new();
     for per_mille in [0, 10, 100, 500, 1000] {
