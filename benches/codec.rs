@@ -148,7 +148,14 @@ fn benches(c: &mut Criterion) {
 
         let mut g = c.benchmark_group(format!("validate/{tag}"));
         g.throughput(Throughput::Bytes(n));
-        g.bench_function("ours", |b| b.iter(|| codec::validate(black_box(bytes))));
+        // Every contender's answer is consumed the same way, `is_ok()`:
+        // handing criterion a whole `Result` stores it to the stack and
+        // loads it back (0.7 ns of a 2.5 ns call at 64 B), a cost of the
+        // harness, not of validation. The error details are still computed:
+        // the kernel is called through a pointer and cannot be pruned.
+        g.bench_function("ours", |b| {
+            b.iter(|| codec::validate(black_box(bytes)).is_ok())
+        });
         g.bench_function("std", |b| {
             b.iter(|| core::str::from_utf8(black_box(bytes)).is_ok())
         });
