@@ -56,6 +56,7 @@ impl Utf8Error {
     ///
     /// # Panics
     /// If `error_len` is `Some(0)` or `Some(n)` with `n > 3`.
+    #[inline]
     pub fn new(valid_up_to: usize, error_len: Option<u8>) -> Utf8Error {
         assert!(
             matches!(error_len, None | Some(1..=3)),

@@ -336,6 +336,30 @@ fn runs_dense_with_stray_bytes_at_every_output_skew() {
 }
 
 #[test]
+fn long_ascii_runs_ending_at_every_byte_of_two_blocks() {
+    // Once a run of ASCII is longer than a block, decoding to UTF-32 tests
+    // two blocks at a time (`widen_pairs` in the AVX-512 kernels) and hands
+    // the block where a pair fails to the one-block steps. So end runs of
+    // every length up to past six blocks — the end in the first or second
+    // block of a pair, or in the last block when fewer than two are left —
+    // with a character, a stray byte or a cut-short character, and follow it
+    // with more ASCII; at several output skews (2-byte characters in front).
+    for kernel in kernels() {
+        (0..=400usize).into_par_iter().for_each(|len| {
+            for shift in [0, 1, 5, 16] {
+                for end in [b"\xC3\xA9".as_slice(), b"\xFF", b"\xE2\x80"] {
+                    let mut input = "\u{e9}".repeat(shift).into_bytes();
+                    input.extend(std::iter::repeat_n(b'a', len));
+                    input.extend_from_slice(end);
+                    input.extend(std::iter::repeat_n(b'b', 400 - len));
+                    check(kernel, &input);
+                }
+            }
+        });
+    }
+}
+
+#[test]
 fn errors_around_the_alignment_prologue_at_every_address_skew() {
     // The kernels check their first blocks one by one until their loads are
     // 64-byte aligned (for inputs of 384 bytes or more): slice one buffer at

@@ -128,6 +128,30 @@ impl Verdict {
     }
 
     #[inline]
+    fn is_ok(self) -> bool {
+        self.0 == Verdict::OK
+    }
+
+    /// `valid_up_to` of an error verdict.
+    #[inline]
+    fn valid_up_to(self) -> usize {
+        debug_assert!(!self.is_ok());
+        (self.0 & Verdict::POSITION) as usize
+    }
+
+    /// Where decoding resumes after an error verdict's maximal subpart:
+    /// right after it, or at the end of `len` bytes if the input ends in
+    /// it (`error_len: None`).
+    #[inline]
+    fn resume_at(self, len: usize) -> usize {
+        debug_assert!(!self.is_ok());
+        match (self.0 >> 56) as usize {
+            0 => len,
+            n => self.valid_up_to() + n,
+        }
+    }
+
+    #[inline]
     fn unpack(self) -> Result<(), Utf8Error> {
         if self.0 == Verdict::OK {
             return Ok(());
@@ -160,9 +184,14 @@ impl Ready {
 
     #[inline]
     pub(crate) fn validate(self, bytes: &[u8]) -> Result<(), Utf8Error> {
+        self.verdict(bytes).unpack()
+    }
+
+    #[inline]
+    fn verdict(self, bytes: &[u8]) -> Verdict {
         // SAFETY: a `Ready` is only built by `Ready::new`, after `available()`
         // returned true; a CPU does not lose features while a process runs.
-        unsafe { (self.0.validate)(bytes) }.unpack()
+        unsafe { (self.0.validate)(bytes) }
     }
 
     /// Appends the code points of the longest well-formed prefix of `bytes`
@@ -205,42 +234,70 @@ impl Ready {
     }
 
     fn decode_lossy(self, bytes: &[u8]) -> String {
-        match self.validate(bytes) {
+        let verdict = self.verdict(bytes);
+        if verdict.is_ok() {
             // SAFETY: the kernel validated exactly these bytes.
-            Ok(()) => unsafe { core::str::from_utf8_unchecked(bytes) }.to_owned(),
-            Err(e) => self.decode_lossy_after(bytes, e),
+            return unsafe { core::str::from_utf8_unchecked(bytes) }.to_owned();
         }
+        self.decode_lossy_after(bytes, verdict)
     }
 
-    /// Lossy decoding of `bytes`, whose validation found `error`: the
-    /// well-formed prefix is copied as it is, the rest decoded from the
-    /// error on (lossy output does not depend on offsets).
+    /// Lossy decoding of `bytes`, whose validation failed with `error`: the
+    /// well-formed prefix is copied as it is, the first maximal subpart is
+    /// one U+FFFD, and the rest is decoded from right after it (lossy
+    /// output does not depend on offsets, and a subpart's end is a
+    /// character boundary: Unicode §3.9 starts the next sequence there).
+    /// So the error the validator found is not found again.
+    ///
+    /// It takes the verdict (one register), not a `Utf8Error`, and builds
+    /// its output as the `Vec<u8>` the kernel appends to: a struct passed
+    /// by reference or moved is stored a field at a time and reloaded
+    /// whole, and each of those two store-forwarding stalls cost ~10% of a
+    /// 64-byte call (measured with `perf`).
     #[inline(never)]
-    fn decode_lossy_after(self, bytes: &[u8], error: Utf8Error) -> String {
+    fn decode_lossy_after(self, bytes: &[u8], error: Verdict) -> String {
         // Each U+FFFD takes 3 bytes for the 1 to 3 it replaces: room for a
         // few percent of ill-formed bytes saves copying the whole output.
         // And the one-pass kernels store whole blocks past the output's end:
         // without room for that too, a 64-byte input whose error comes after
         // byte 16 grew its String mid-call (a second allocation and a copy).
-        let mut out =
-            String::with_capacity(bytes.len() + bytes.len() / 16 + 16 + LOSSY_STORE_SLACK);
-        let from = error.valid_up_to();
-        // SAFETY: the `valid_up_to` bytes before an error are well-formed.
-        out.push_str(unsafe { core::str::from_utf8_unchecked(&bytes[..from]) });
-        let rest = &bytes[from..];
+        let capacity = bytes.len() + bytes.len() / 16 + 16 + LOSSY_STORE_SLACK;
+        let valid = &bytes[..error.valid_up_to()];
+        // A broken character often leaves bytes behind that can only be
+        // errors (its continuation bytes, or a byte that never occurs):
+        // each is a subpart of its own. Taken here, a byte apart, they cost
+        // no trip through a kernel's block loop.
+        let mut resume = error.resume_at(bytes.len());
+        let mut replacements = 1;
+        while bytes.get(resume).is_some_and(|&b| validate::is_lone(b)) {
+            replacements += 1;
+            resume += 1;
+        }
+        let rest = &bytes[resume..];
         match self.0.decode_lossy {
             Some(decode_lossy) => {
-                let mut utf8 = out.into_bytes();
+                let mut out = Vec::with_capacity(capacity);
+                out.extend_from_slice(valid);
+                for _ in 0..replacements {
+                    out.extend_from_slice("\u{FFFD}".as_bytes());
+                }
                 // SAFETY: as in `validate`: the kernel is available; `rest`
-                // starts at a character boundary (a `valid_up_to`).
-                unsafe { decode_lossy(rest, &mut utf8) };
-                // SAFETY: the kernel appends well-formed text and U+FFFDs
-                // only (tests/kernels.rs holds every kernel's lossy output
-                // to std's, itself UTF-8, and the `lossy` fuzz target checks
-                // the output is valid).
-                unsafe { String::from_utf8_unchecked(utf8) }
+                // starts at a character boundary (a subpart's end).
+                unsafe { decode_lossy(rest, &mut out) };
+                // SAFETY: `valid` is well-formed (it is before the first
+                // error), and the kernel appends well-formed text and
+                // U+FFFDs only (tests/kernels.rs holds every kernel's lossy
+                // output to std's, itself UTF-8, and the `lossy` fuzz target
+                // checks the output is valid).
+                unsafe { String::from_utf8_unchecked(out) }
             }
             None => {
+                let mut out = String::with_capacity(capacity);
+                // SAFETY: the bytes before the first error are well-formed.
+                out.push_str(unsafe { core::str::from_utf8_unchecked(valid) });
+                for _ in 0..replacements {
+                    out.push(char::REPLACEMENT_CHARACTER);
+                }
                 let result = engine::decode_all(self, rest, Mode::Lossy, &mut out);
                 debug_assert!(result.is_ok(), "lossy decoding cannot fail");
                 out
@@ -450,6 +507,16 @@ pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
     if bytes.len() <= validate::SHORT {
         return validate::validate_short(bytes);
     }
+    verdict(bytes).unpack()
+}
+
+/// [`validate`]'s answer packed in a register, through the fast entry
+/// point (any length).
+#[inline]
+fn verdict(bytes: &[u8]) -> Verdict {
+    if bytes.len() <= validate::SHORT {
+        return Verdict::pack(validate::validate_short(bytes));
+    }
     let validate = VALIDATE.load(Ordering::Relaxed);
     // SAFETY: VALIDATE only ever holds `detect_and_validate` or the
     // `validate` of the kernel `active()` returned, whose `available()` was
@@ -458,7 +525,7 @@ pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
     let validate =
         unsafe { core::mem::transmute::<*mut (), unsafe fn(&[u8]) -> Verdict>(validate) };
     // SAFETY: as above, the kernel is available on this CPU.
-    unsafe { validate(bytes) }.unpack()
+    unsafe { validate(bytes) }
 }
 
 /// The active kernel's validator, for the hottest entry point: one load and
@@ -512,11 +579,12 @@ pub fn decode_lossy(bytes: &[u8]) -> String {
     // Well-formed input, the common case, costs exactly a validation and a
     // copy (the validator's fast entry point, an allocation of the input's
     // size); only an error brings in the kernel's lossy decoder.
-    match validate(bytes) {
-        // SAFETY: `validate` checked exactly these bytes.
-        Ok(()) => unsafe { core::str::from_utf8_unchecked(bytes) }.to_owned(),
-        Err(error) => active().decode_lossy_after(bytes, error),
+    let verdict = verdict(bytes);
+    if verdict.is_ok() {
+        // SAFETY: `verdict` checked exactly these bytes.
+        return unsafe { core::str::from_utf8_unchecked(bytes) }.to_owned();
     }
+    active().decode_lossy_after(bytes, verdict)
 }
 
 /// As [`decode_lossy`], to UTF-32.
