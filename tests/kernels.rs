@@ -502,6 +502,35 @@ fn encode_every_scalar_at_every_block_offset() {
 }
 
 #[test]
+fn encode_keeps_u0000_at_every_position_among_every_length() {
+    // The packing encoders keep a lane's first byte whatever it is and its
+    // other bytes when they are not zero; U+0000 is the one value whose
+    // first byte is zero. Put it at every position of blocks of 2-byte,
+    // 3-byte and 4-byte characters (and ASCII around them), so that each
+    // packing path meets it.
+    for kernel in kernels() {
+        for fill in [0x41, 0xE9, 0x4E2D, 0x1F600] {
+            for len in [16, 17, 64, 80] {
+                for at in 0..len {
+                    let mut input: Vec<u32> = (0..len)
+                        .map(|i| if i % 3 == 0 { 0x41 } else { fill })
+                        .collect();
+                    input[at] = 0;
+                    let expected: String =
+                        input.iter().map(|&u| char::from_u32(u).unwrap()).collect();
+                    assert_eq!(
+                        kernel.encode_utf32(&input).unwrap(),
+                        expected.as_bytes(),
+                        "{} fill {fill:#x} len {len} U+0000 at {at}",
+                        kernel.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn encode_refuses_bad_values_at_every_position() {
     let mut rng = SplitMix64::new(7);
     let base: Vec<u32> = (0..80)
