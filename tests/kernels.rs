@@ -278,6 +278,69 @@ fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
 }
 
 #[test]
+fn never_occurring_bytes_in_multibyte_text_at_every_pair_of_offsets() {
+    // A block of Latin, CJK or emoji text holding one or two bytes that
+    // never occur in UTF-8 and continue nothing (C0, C1, F5..FF) is lossy
+    // decoded in one step when it passes the check with them read as spaces
+    // (the AVX-512 kernel to String). So put them at every pair of offsets
+    // of a block: on ASCII bytes (that step, with strays in a block's last
+    // three bytes as the next block's context), on a lead (its
+    // continuations are then strays too) or on a continuation (its
+    // character is cut short): those must fall back to the general path.
+    // Three strays on ASCII bytes in one block also fall back. The text
+    // starts at a few character boundaries, so that different bytes end
+    // the block, and its last character may cross into the next block; the
+    // input goes on for 0 to 200 bytes after the block, around the step's
+    // 129-byte look-ahead, once with an error right after the block.
+    let texts = [
+        "Ça été très élégant, naïve déjà vu à côté. ",
+        "漢字 かな 交じり文、中文 字符和 한국어。 ",
+        "😀 🎉 ok 🚀 👍🏽 done ✅ 🇫🇷 ",
+    ]
+    .map(|t| t.repeat(40));
+    let mut blocks = Vec::new();
+    for text in &texts {
+        for (shift, _) in text.char_indices().take(6) {
+            blocks.push(&text.as_bytes()[shift..]);
+        }
+    }
+    const STRAYS: [u8; 4] = [0xC0, 0xC1, 0xF5, 0xFF];
+    for kernel in kernels() {
+        blocks.par_iter().for_each(|text| {
+            let ascii: Vec<usize> = (0..64).filter(|&i| text[i] < 0x80).collect();
+            let mut placements: Vec<Vec<usize>> = Vec::new();
+            for i in 0..64 {
+                for j in i..64 {
+                    placements.push(vec![i, j]);
+                }
+            }
+            if let [first, .., last] = ascii[..] {
+                placements.push(vec![first, ascii[ascii.len() / 2], last]);
+            }
+            for at in placements {
+                for (tail, next_bad) in [(0, false), (128, false), (129, true), (200, false)] {
+                    let mut block = text[..64 + tail].to_vec();
+                    for (k, &i) in at.iter().enumerate() {
+                        block[i] = STRAYS[(i + k) % 4];
+                    }
+                    if next_bad {
+                        // The next block starts with an error, found with
+                        // a look back that must stop after the strays.
+                        block[64] = 0x80;
+                    }
+                    // A first error in front enters the lossy loop; the
+                    // block starts a block of it.
+                    let mut input = b"\x80".to_vec();
+                    input.extend_from_slice(&[b'z'; 64]);
+                    input.extend_from_slice(&block);
+                    check(kernel, &input);
+                }
+            }
+        });
+    }
+}
+
+#[test]
 fn runs_dense_with_stray_bytes_at_every_output_skew() {
     // Lossy decoding to UTF-32 widens whole blocks of ASCII and stray bytes
     // (any number of them: each is one code point) and aligns its stores to

@@ -77,6 +77,15 @@ pub(crate) fn is_lone(byte: u8) -> bool {
     byte & 0xC0 == 0x80 || matches!(byte, 0xC0 | 0xC1 | 0xF5..=0xFF)
 }
 
+/// Whether `byte` never occurs in UTF-8 and is not a continuation byte (C0,
+/// C1, F5..FF): it cannot continue a character, and at a boundary it is a
+/// maximal subpart by itself.
+#[inline]
+#[cfg_attr(any(miri, not(target_arch = "x86_64")), allow(dead_code))] // SIMD kernels only
+pub(crate) fn is_never_lead(byte: u8) -> bool {
+    matches!(byte, 0xC0 | 0xC1 | 0xF5..=0xFF)
+}
+
 /// The exact error in `bytes`, which is known to be ill-formed at or after
 /// the character boundary `from`.
 pub(crate) fn locate(bytes: &[u8], from: usize) -> Utf8Error {

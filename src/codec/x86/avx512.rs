@@ -774,7 +774,40 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
             // The full check. A tail block is zero-padded: a character left
             // open at the end meets a 0x00 and is flagged.
             match first(errors(v, prev)) {
-                Some(f) => (at + f).min(len),
+                Some(f) => {
+                    if real == u64::MAX && at + STRAY_STEP_READS <= len {
+                        // Stray bytes among text that is otherwise fine
+                        // (Latin, CJK … with 1 % bad bytes): bytes that can
+                        // never occur and continue nothing are each a 1-byte
+                        // subpart wherever they stand. With them read as
+                        // spaces, does the block pass? Then it is the
+                        // block with one U+FFFD each — one more check, where
+                        // each stray cost a trip through the error path
+                        // and a check of a reloaded block.
+                        let strays = never_leads(v);
+                        // The first flag right after one of them (the
+                        // pair a stray starts is what the check flags): a
+                        // near-certain yes in Latin text with strays, and
+                        // a near-certain no where the first error is a
+                        // broken character (CJK text, mostly), because the
+                        // branch costs most when it is unpredictable
+                        // (trying every block with strays cost CJK 8 %).
+                        let after_stray = f > 0 && strays >> (f - 1) & 1 == 1;
+                        if after_stray && strays.count_ones() <= 2 {
+                            let cleaned = _mm512_mask_blend_epi8(strays, v, splat(b' '));
+                            if !any(errors(cleaned, prev)) {
+                                push_block_with_strays(out, &bytes[at..], v, strays);
+                                // Nothing is open before the last stray's end.
+                                floor = at + N - strays.leading_zeros() as usize;
+                                prev_incomplete = incomplete(cleaned);
+                                prev = cleaned;
+                                at += N;
+                                continue;
+                            }
+                        }
+                    }
+                    (at + f).min(len)
+                }
                 None => {
                     let n = (len - at).min(N);
                     push_block(out, v, n);
@@ -890,35 +923,82 @@ fn stray_run(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> usize {
             capacity = out.capacity();
             dst = out.as_mut_ptr();
         }
-        // 64 when there is no (second) stray.
-        let first = strays.trailing_zeros() as usize;
-        let second = (strays & strays.wrapping_sub(1)).trailing_zeros() as usize;
-        let from = |i: usize| load(bytes[at + i..at + i + N].try_into().expect("N bytes"));
-        let (after_first, after_second) = (from(first + 1), from(second + 1));
-        // SAFETY: `capacity - len ≥ STRAY_STEP_WRITES`, and every store
-        // below ends within that many bytes of `dst + len`: the last starts
-        // at `second + 5 ≤ 69` and is 64 bytes long. `set_len` below counts
-        // the first `64 + 2·strays` of them, all written: `v` up to the
-        // first stray, U+FFFD, the input after it up to the second stray
-        // (at output byte `second + 2`), U+FFFD, the input after that.
-        unsafe {
-            let o = dst.add(len);
-            _mm512_storeu_si512(o.cast(), v);
-            o.add(first)
-                .cast::<u32>()
-                .write_unaligned(REPLACEMENT_AND_ONE);
-            _mm512_storeu_si512(o.add(first + 3).cast(), after_first);
-            o.add(second + 2)
-                .cast::<u32>()
-                .write_unaligned(REPLACEMENT_AND_ONE);
-            _mm512_storeu_si512(o.add(second + 5).cast(), after_second);
-        }
-        len += N + 2 * strays.count_ones() as usize;
+        // SAFETY: `capacity - len ≥ STRAY_STEP_WRITES`, and the loop's
+        // condition is `at + STRAY_STEP_READS ≤ bytes.len()`.
+        len += unsafe { store_block_with_strays(dst.add(len), bytes, at, v, strays) };
         at += N;
     }
     // SAFETY: as above, the first `len` bytes are initialized.
     unsafe { out.set_len(len) };
     at
+}
+
+/// Stores the block `v` (= `bytes[at..at + 64]`) at `o` with each of its
+/// at most two bytes marked in `strays` replaced by U+FFFD, and returns the
+/// count of output bytes, `64 + 2·strays`: the block stored whole, then
+/// U+FFFD over its first stray and the input after that stray (reloaded
+/// from L1) three bytes on, and the same again for the second. No
+/// data-dependent branch: with no (second) stray the same stores land at
+/// offset 64, past the counted output.
+///
+/// # Safety
+/// `o` must be valid for [`STRAY_STEP_WRITES`] bytes of writes, and
+/// `at + STRAY_STEP_READS ≤ bytes.len()`.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[inline]
+unsafe fn store_block_with_strays(o: *mut u8, bytes: &[u8], at: usize, v: V, strays: u64) -> usize {
+    debug_assert!(strays.count_ones() <= 2);
+    // 64 when there is no (second) stray.
+    let first = strays.trailing_zeros() as usize;
+    let second = (strays & strays.wrapping_sub(1)).trailing_zeros() as usize;
+    let from = |i: usize| load(bytes[at + i..at + i + N].try_into().expect("N bytes"));
+    let (after_first, after_second) = (from(first + 1), from(second + 1));
+    // SAFETY: every store below ends within STRAY_STEP_WRITES bytes of `o`
+    // (the caller's contract): the last starts at `second + 5 ≤ 69` and is
+    // 64 bytes long. The first `64 + 2·strays` bytes are all written: `v`
+    // up to the first stray, U+FFFD, the input after it up to the second
+    // stray (at output byte `second + 2`), U+FFFD, the input after that.
+    unsafe {
+        _mm512_storeu_si512(o.cast(), v);
+        o.add(first)
+            .cast::<u32>()
+            .write_unaligned(REPLACEMENT_AND_ONE);
+        _mm512_storeu_si512(o.add(first + 3).cast(), after_first);
+        o.add(second + 2)
+            .cast::<u32>()
+            .write_unaligned(REPLACEMENT_AND_ONE);
+        _mm512_storeu_si512(o.add(second + 5).cast(), after_second);
+    }
+    N + 2 * strays.count_ones() as usize
+}
+
+/// Appends the block `v` (= `bytes[..64]`) with each of its at most two
+/// `strays` replaced by U+FFFD ([`store_block_with_strays`]). Out of line:
+/// inlined into `decode_lossy`'s loop, its stores cost CJK text 5 % (the
+/// loop's registers), though CJK never comes here.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[inline(never)]
+fn push_block_with_strays(out: &mut Vec<u8>, bytes: &[u8], v: V, strays: u64) {
+    assert!(bytes.len() >= STRAY_STEP_READS);
+    out.reserve(STRAY_STEP_WRITES);
+    // SAFETY: `reserve` made room for STRAY_STEP_WRITES bytes at the end of
+    // `out`, and `bytes` holds STRAY_STEP_READS; the count returned is of
+    // bytes written there.
+    unsafe {
+        let end = out.as_mut_ptr().add(out.len());
+        let n = store_block_with_strays(end, bytes, 0, v, strays);
+        out.set_len(out.len() + n);
+    }
+}
+
+/// The bytes of `block` that never occur in UTF-8 and continue nothing
+/// (C0, C1, F5..=FF): wherever they stand, each is a maximal subpart of
+/// its own.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn never_leads(block: V) -> u64 {
+    let c0_c1 = _mm512_cmpeq_epi8_mask(_mm512_and_si512(block, splat(0xFE)), splat(0xC0));
+    c0_c1 | _mm512_cmpge_epu8_mask(block, splat(0xF5))
 }
 
 // The callers size the output for the stores below (`push_block`'s 64

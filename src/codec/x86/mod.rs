@@ -242,16 +242,26 @@ fn fail(bytes: &[u8], flagged: usize) -> Utf8Error {
 
 /// [`fail`] for a loop that starts again after each maximal subpart:
 /// nothing is open before `floor` (where the last subpart ended), so the
-/// look-back stops there; the error's position is absolute. A byte that can
-/// only be an error, at `floor` or right after ASCII, is its own 1-byte
-/// subpart, decided without `locate` (mostly-ASCII text with stray bytes).
+/// look-back stops there; the error's position is absolute. Two kinds of
+/// stray byte are decided without `locate` (text with stray bytes):
+///
+/// - a byte that can only be an error, at `floor` or right after ASCII:
+///   its own 1-byte subpart;
+/// - a byte that never occurs and is no continuation (C0, C1, F5..FF)
+///   right before the flag. The checks flag the byte after it (the pair it
+///   starts is what fails), and had a character been open before it, the
+///   pair or the 3rd/4th-byte test would have flagged it itself (it is no
+///   continuation). So it stands at a boundary: a 1-byte subpart. A stray
+///   in Latin text, after an accented letter, is this case.
 #[inline]
 fn fail_after(bytes: &[u8], floor: usize, flagged: usize) -> Utf8Error {
+    use super::validate::{is_lone, is_never_lead};
     match bytes.get(flagged) {
-        Some(&b)
-            if super::validate::is_lone(b) && (flagged == floor || bytes[flagged - 1] < 0x80) =>
-        {
+        Some(&b) if is_lone(b) && (flagged == floor || bytes[flagged - 1] < 0x80) => {
             Utf8Error::new(flagged, Some(1))
+        }
+        _ if flagged > floor && is_never_lead(bytes[flagged - 1]) => {
+            Utf8Error::new(flagged - 1, Some(1))
         }
         _ => {
             let e = fail(&bytes[floor..], flagged - floor);
