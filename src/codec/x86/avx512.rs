@@ -1080,19 +1080,7 @@ fn widen_run<const LOSSY: bool>(
     // before its lanes (one per byte) are stored at `written`, so they fit
     // in `dst` (len + 64 lanes).
     let mut blocks = 0;
-    loop {
-        if blocks >= 2 {
-            // The output is aligned, and a long run likely: two blocks per
-            // test while both are all ASCII (no stray to blend). Per block
-            // that saves a mask test, a branch and the bounds arithmetic,
-            // so the loop is little but the widening loads and the stores
-            // (4 KiB of ASCII to UTF-32 went from 128 to ~118 ns, measured).
-            // The block where it stops takes the one-block steps below.
-            (at, written) = widen_pairs(bytes, at, dst, written);
-        }
-        let Some(block) = bytes.get(at..at + N) else {
-            break;
-        };
+    while let Some(block) = bytes.get(at..at + N) {
         let block: &[u8; N] = block.try_into().expect("N bytes");
         let v = load(block);
         let non_ascii = _mm512_movepi8_mask(v);
@@ -1122,41 +1110,6 @@ fn widen_run<const LOSSY: bool>(
         }
         at += N;
         written += N;
-    }
-    (at, written)
-}
-
-/// The inner loop of [`widen_run`]: widens pairs of all-ASCII blocks from
-/// `at` to `dst[written..]` while there are; returns where it stopped (at
-/// a pair that is not all ASCII, or with fewer than two blocks left).
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn widen_pairs(
-    bytes: &[u8],
-    mut at: usize,
-    dst: &mut [MaybeUninit<u32>],
-    mut written: usize,
-) -> (usize, usize) {
-    // Invariant (as in `widen_run`): `written` ≤ `at`, so the 128 lanes
-    // of a pair of whole blocks at `at` fit in `dst` (len + 64 lanes).
-    while let Some(pair) = bytes.get(at..at + 2 * N) {
-        let pair: &[u8; 2 * N] = pair.try_into().expect("2N bytes");
-        let (a, b) = pair.split_at(N);
-        if !is_ascii(or(
-            load(a.try_into().expect("N bytes")),
-            load(b.try_into().expect("N bytes")),
-        )) {
-            break;
-        }
-        let lanes: &mut [MaybeUninit<u32>; 2 * N] = (&mut dst[written..written + 2 * N])
-            .try_into()
-            .expect("2N lanes");
-        for g in 0..8 {
-            let quarter: &[u8; 16] = pair[16 * g..16 * g + 16].try_into().expect("16 bytes");
-            store_u32(&mut lanes[16 * g..], widen_from(quarter));
-        }
-        at += 2 * N;
-        written += 2 * N;
     }
     (at, written)
 }
