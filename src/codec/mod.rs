@@ -144,23 +144,24 @@ impl Verdict {
     /// it (`error_len: None`).
     #[inline]
     fn resume_at(self, len: usize) -> usize {
+        self.error_len()
+            .map_or(len, |n| self.valid_up_to() + usize::from(n))
+    }
+
+    /// `error_len` of an error verdict.
+    #[inline]
+    fn error_len(self) -> Option<u8> {
         debug_assert!(!self.is_ok());
-        match (self.0 >> 56) as usize {
-            0 => len,
-            n => self.valid_up_to() + n,
-        }
+        let len = (self.0 >> 56) as u8;
+        (len != 0).then_some(len)
     }
 
     #[inline]
     fn unpack(self) -> Result<(), Utf8Error> {
-        if self.0 == Verdict::OK {
+        if self.is_ok() {
             return Ok(());
         }
-        let len = (self.0 >> 56) as u8;
-        Err(Utf8Error::new(
-            (self.0 & Verdict::POSITION) as usize,
-            (len != 0).then_some(len),
-        ))
+        Err(Utf8Error::new(self.valid_up_to(), self.error_len()))
     }
 }
 
@@ -267,13 +268,10 @@ impl Ready {
         // errors (its continuation bytes, or a byte that never occurs):
         // each is a subpart of its own. Taken here, a byte apart, they cost
         // no trip through a kernel's block loop.
-        let mut resume = error.resume_at(bytes.len());
-        let mut replacements = 1;
-        while bytes.get(resume).is_some_and(|&b| validate::is_lone(b)) {
-            replacements += 1;
-            resume += 1;
-        }
-        let rest = &bytes[resume..];
+        let resume = error.resume_at(bytes.len());
+        let lone = validate::lone_run(bytes, resume);
+        let replacements = 1 + lone;
+        let rest = &bytes[resume + lone..];
         match self.0.decode_lossy {
             Some(decode_lossy) => {
                 let mut out = Vec::with_capacity(capacity);

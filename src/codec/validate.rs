@@ -74,14 +74,23 @@ pub(crate) fn validate_short(bytes: &[u8]) -> Result<(), Utf8Error> {
 /// (C0, C1: overlong leads; F5..FF: beyond U+10FFFF or no lead at all).
 #[inline]
 pub(crate) fn is_lone(byte: u8) -> bool {
-    byte & 0xC0 == 0x80 || matches!(byte, 0xC0 | 0xC1 | 0xF5..=0xFF)
+    byte & 0xC0 == 0x80 || is_never_lead(byte)
+}
+
+/// How many [lone](is_lone) bytes follow one another from `from`: after a
+/// maximal subpart (a character boundary), each is a subpart of its own, as
+/// the continuation bytes a broken character leaves behind are.
+#[inline]
+pub(crate) fn lone_run(bytes: &[u8], from: usize) -> usize {
+    bytes
+        .get(from..)
+        .map_or(0, |rest| rest.iter().take_while(|&&b| is_lone(b)).count())
 }
 
 /// Whether `byte` never occurs in UTF-8 and is not a continuation byte (C0,
 /// C1, F5..FF): it cannot continue a character, and at a boundary it is a
 /// maximal subpart by itself.
 #[inline]
-#[cfg_attr(any(miri, not(target_arch = "x86_64")), allow(dead_code))] // SIMD kernels only
 pub(crate) fn is_never_lead(byte: u8) -> bool {
     matches!(byte, 0xC0 | 0xC1 | 0xF5..=0xFF)
 }

@@ -12,7 +12,7 @@
 
 use super::{fail, fail_after, incomplete_max, repeat, validator};
 use crate::codec::encode::{encode_scalars, EncodeFailure};
-use crate::codec::validate::is_lone;
+use crate::codec::validate::{is_lone, lone_run};
 use crate::codec::Verdict;
 use crate::outcome::{Utf8Error, REPLACEMENT};
 use core::arch::x86_64::*;
@@ -492,11 +492,11 @@ macro_rules! checked_decoder {
                 // The lone bytes after the subpart are subparts too: one
                 // U+FFFD each.
                 at = e.error_len().map_or(len, |n| start + usize::from(n));
-                while bytes.get(at).is_some_and(|&b| is_lone(b)) {
-                    dst[written].write(REPLACEMENT as u32);
-                    written += 1;
-                    at += 1;
+                let lone = lone_run(bytes, at);
+                for lane in &mut dst[written..written + lone] {
+                    lane.write(REPLACEMENT as u32);
                 }
+                (at, written) = (at + lone, written + lone);
                 floor = at;
                 prev = zero();
                 prev_incomplete = false;
@@ -763,10 +763,7 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
             // Lone bytes right after it (a broken character's
             // continuations): a byte test each, not a block load and a mask
             // whose latency the next step's address waits for.
-            while bytes.get(at).is_some_and(|&b| is_lone(b)) {
-                out.extend_from_slice(REPLACEMENT_UTF8);
-                at += 1;
-            }
+            at += push_replacements(out, lone_run(bytes, at));
             floor = at;
             prev = zero();
             continue;
@@ -834,11 +831,7 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
         // One U+FFFD for the subpart, and one for each lone byte after it
         // (a broken character leaves its continuation bytes behind).
         out.extend_from_slice(REPLACEMENT_UTF8);
-        at = next;
-        while bytes.get(at).is_some_and(|&b| is_lone(b)) {
-            out.extend_from_slice(REPLACEMENT_UTF8);
-            at += 1;
-        }
+        at = next + push_replacements(out, lone_run(bytes, next));
         floor = at;
         prev = zero();
         prev_incomplete = false;
@@ -847,6 +840,15 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
 
 /// U+FFFD in UTF-8.
 const REPLACEMENT_UTF8: &[u8] = "\u{FFFD}".as_bytes();
+
+/// Appends `n` U+FFFDs to `out`; returns `n`.
+#[inline]
+fn push_replacements(out: &mut Vec<u8>, n: usize) -> usize {
+    for _ in 0..n {
+        out.extend_from_slice(REPLACEMENT_UTF8);
+    }
+    n
+}
 
 /// U+FFFD in UTF-8 and one byte more, for one 4-byte store: the extra byte
 /// is past the counted output, or the next store overwrites it.
