@@ -396,20 +396,23 @@ macro_rules! checked_decoder {
             // Where the last maximal subpart ended (lossy): nothing is open
             // before.
             let mut floor = 0;
-            // The validator's context: the block before `at`, and whether a
-            // character it starts is still open. After ASCII (or a
-            // subpart), zero stands for any previous block (the tables
-            // treat ASCII bytes alike).
+            // The validator's context: the block before `at`. After ASCII
+            // (or a subpart), zero stands for any previous block (the
+            // tables treat ASCII bytes alike). Whether a character it
+            // starts is still open (`incomplete(prev)`) is asked only where
+            // the answer is needed, before ASCII and at the end: most
+            // blocks never need it. (A tail block that passed leaves
+            // nothing open: an open character would have met the zero
+            // padding and been flagged.)
             let mut prev = zero();
-            let mut prev_incomplete = false;
             // Invariant: `bytes[floor..at]` passed the check but for a
-            // character that `prev_incomplete` says is open;
+            // character that `incomplete(prev)` says is open;
             // `dst[..written]` holds the output for `bytes[..at]`, each lead
             // byte since `floor` decoded; `written` ≤ `at`.
             'blocks: loop {
                 let flagged = 'check: {
                     if at >= len {
-                        if !prev_incomplete {
+                        if !incomplete(prev) {
                             // SAFETY: `dst[..written]` were written (the
                             // invariant), and `written` ≤ `len` ≤ the spare
                             // capacity.
@@ -425,7 +428,7 @@ macro_rules! checked_decoder {
                         None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
                     };
                     if is_ascii(v) {
-                        if prev_incomplete {
+                        if incomplete(prev) {
                             // An ASCII byte cannot continue the open
                             // character.
                             break 'check at;
@@ -466,7 +469,6 @@ macro_rules! checked_decoder {
                         at = f;
                         break 'check f;
                     }
-                    prev_incomplete = real == u64::MAX && incomplete(v);
                     at = (at + N).min(len);
                     prev = v;
                     continue 'blocks;
@@ -499,7 +501,6 @@ macro_rules! checked_decoder {
                 (at, written) = (at + lone, written + lone);
                 floor = at;
                 prev = zero();
-                prev_incomplete = false;
             }
         }
     };
@@ -513,15 +514,19 @@ checked_decoder!("avx512f,avx512bw,popcnt");
 pub(crate) mod vbmi {
     use super::*;
 
-    /// Per high nibble, the payload bits of the byte (RFC 3629 §3's
-    /// table): all 7 of ASCII, 6 of a continuation, 5, 4 and 3 of a 2-, 3-
-    /// and 4-byte lead.
-    const PAYLOAD: [u8; N] = repeat([
-        0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, // 0xxxxxxx
-        0x3F, 0x3F, 0x3F, 0x3F, // 10xxxxxx
-        0x1F, 0x1F, // 110xxxxx
-        0x0F, // 1110xxxx
-        0x07, // 11110xxx
+    /// Per high nibble, what to XOR a byte with to leave its payload bits
+    /// (RFC 3629 §3's table: 7 of ASCII, 6 of a continuation, 5, 4 and 3 of
+    /// a 2-, 3- and 4-byte lead) and, in bit 7, a tag on every lead: ASCII
+    /// `0xxxxxxx` becomes `1xxxxxxx`, a continuation `10xxxxxx` becomes
+    /// `00xxxxxx`, `110xxxxx` becomes `100xxxxx`, `1110xxxx` `1000xxxx` and
+    /// `11110xxx` `10000xxx`. (F8..FF occur in no well-formed text: the
+    /// check flags them, and what they decode to is taken back.)
+    const TAGGED_PAYLOAD: [u8; N] = repeat([
+        0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, // 0xxxxxxx
+        0x80, 0x80, 0x80, 0x80, // 10xxxxxx
+        0x40, 0x40, // 110xxxxx
+        0x60, // 1110xxxx
+        0x70, // 11110xxx
     ]);
 
     /// Byte `i`: `i`.
@@ -535,70 +540,104 @@ pub(crate) mod vbmi {
         t
     };
 
+    /// Per high nibble, how many bytes the character a lead starts has
+    /// (RFC 3629 §3: the count of leading 1 bits, or 1 for ASCII); 0 for a
+    /// continuation, which starts none.
+    const LENGTH: [u8; N] = repeat([1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 4]);
+
     /// For round `r` (characters `16r .. 16r + 16`): byte `4k + j` is
-    /// `16r + k + plus`, so that a byte permute of the lead positions by it
-    /// puts character `16r + k + plus`'s position in all four bytes of lane
-    /// `k`. (Mod 64: the one lane that wraps is set apart.)
-    const fn spread(plus: usize) -> [[u8; N]; 4] {
+    /// `16r + k`, so that a byte permute of a register with one byte per
+    /// character puts character `16r + k`'s byte in all four bytes of lane
+    /// `k`.
+    const SPREAD: [[u8; N]; 4] = {
         let mut t = [[0; N]; 4];
         let mut r = 0;
         while r < 4 {
             let mut i = 0;
             while i < N {
-                t[r][i] = ((16 * r + i / 4 + plus) % N) as u8;
+                t[r][i] = (16 * r + i / 4) as u8;
                 i += 1;
             }
             r += 1;
         }
         t
-    }
-    const OWN: [[u8; N]; 4] = spread(0);
-    const FOLLOWING: [[u8; N]; 4] = spread(1);
+    };
 
-    /// Byte `j` of each lane: `j + 1`, how far before the next lead the
-    /// byte of weight 64^j of a character is.
+    /// Byte `j` of each lane: `j + 1`, how far before the end of a
+    /// character the byte of weight 64^j is.
     const BACK: [u8; N] = repeat([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
 
-    /// One lane per character: the positions of the leads are compressed
-    /// into one register; per 16 characters, each lane gathers the 4 bytes
-    /// before the *next* character's lead (the last byte of its own
-    /// character in the low byte), zeroes those that come before its own
-    /// lead (they belong to the character before), and two multiply-adds
-    /// fold the payloads, 6 bits per byte, into the code point. The bytes
-    /// are masked to their payloads once per block, by nibble; the
-    /// right-aligned gather needs no per-length shift. `end` is where the
-    /// last character ends (64 and up: in `next`).
+    /// One lane per character. Where each character ends (its lead's
+    /// position plus the length its lead declares) is compressed into one
+    /// register, one byte per character; per 16 characters, each lane
+    /// gathers the 4 bytes before its character's end (its last byte in
+    /// the low byte) from the block's [`TAGGED_PAYLOAD`] bytes, keeps those
+    /// up to the first lead tag it meets (its own lead: the bytes between
+    /// are its continuations; those after belong to the characters
+    /// before), and two multiply-adds fold the payloads, 6 bits per byte,
+    /// into the code point. The right-aligned gather needs no per-length
+    /// shift. Ends past the block (64 and up) read `next`.
+    ///
+    /// The end comes from the lead, not from the next lead: a stray
+    /// continuation after a character is an error of its own, not part of
+    /// it. Taking the ends from the block in the vector unit, rather than
+    /// the last one from a scalar load of its lead, keeps a chain of about
+    /// 20 cycles (mask, bit scan, load, count, broadcast) off the start of
+    /// every block. And the tag makes the character's own bytes an
+    /// arithmetic question inside the lane (`x ^ (x − 1)` style), not a
+    /// second permute and a compare: this loop is bound by the shuffle
+    /// port, which every permute, compress and compare-to-mask takes.
     macro_rules! decode_characters {
-        ($block:expr, $next:expr, $leads:expr, $end:expr, $dst:expr) => {{
-            let (block, next, leads, end, dst): (V, V, u64, u32, &mut [MaybeUninit<u32>]) =
-                ($block, $next, $leads, $end, $dst);
-            // Byte k: the position of character k's lead; `end` after the last
-            // (if there are fewer than 64).
-            let positions =
-                _mm512_mask_compress_epi8(_mm512_set1_epi8(end as i8), leads, load(&IOTA));
-            let payloads = _mm512_and_si512(block, lookup(&PAYLOAD, high_nibbles(block)));
+        ($block:expr, $next:expr, $leads:expr, $dst:expr) => {{
+            let (block, next, leads, dst): (V, V, u64, &mut [MaybeUninit<u32>]) =
+                ($block, $next, $leads, $dst);
+            let nibbles = high_nibbles(block);
+            let tagged = _mm512_xor_si512(block, lookup(&TAGGED_PAYLOAD, nibbles));
+            // Byte k: the byte after character k's last.
+            let ends = _mm512_maskz_compress_epi8(
+                leads,
+                _mm512_add_epi8(load(&IOTA), lookup(&LENGTH, nibbles)),
+            );
             let count = leads.count_ones() as usize;
-            let mut r = 0;
-            while 16 * r < count {
-                let own = _mm512_permutexvar_epi8(load(&OWN[r]), positions);
-                let mut following = _mm512_permutexvar_epi8(load(&FOLLOWING[r]), positions);
-                if r == 3 {
-                    // All 64 bytes can be leads (ASCII and a lead whose
-                    // character ends in the next block): then the last one's
-                    // end has no byte of its own in `positions`.
-                    following = _mm512_mask_set1_epi8(following, 0xF << 60, end as i8);
+            // Per lane of 4 gathered bytes, `tags − 1` (the lane's tag
+            // bits, less one) has every bit below the lowest tag set: the
+            // payload bits of this character's bytes, from its last byte
+            // up to its lead. The lowest tag itself is cleared, and above
+            // it `tags − 1` equals `tags`, which the 0x7F mask clears: the
+            // bytes of the characters before are gone.
+            macro_rules! round {
+                ($r:expr, $gather:expr) => {{
+                    let end = _mm512_permutexvar_epi8(load(&SPREAD[$r]), ends);
+                    // Positions `end - 1 - j`: as i8, -4 ..= 66. Bit 6
+                    // picks `next`; negative ones wrap to bytes past the
+                    // lead, which the tag test drops.
+                    let at_byte = _mm512_sub_epi8(end, load(&BACK));
+                    let gathered: V = $gather(at_byte);
+                    let tags =
+                        _mm512_and_si512(gathered, _mm512_set1_epi32(0x8080_8080_u32 as i32));
+                    let below = _mm512_sub_epi32(tags, _mm512_set1_epi32(1));
+                    // gathered & below & 0x7F7F7F7F.
+                    let mine = _mm512_ternarylogic_epi32::<0x80>(
+                        gathered,
+                        below,
+                        _mm512_set1_epi32(0x7F7F_7F7F),
+                    );
+                    // Byte pairs (b0 + 64·b1, b2 + 64·b3), then the 16-bit
+                    // pairs.
+                    let pairs = _mm512_maddubs_epi16(mine, _mm512_set1_epi16(0x4001));
+                    let cps = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x1000_0001));
+                    store_u32(&mut dst[16 * $r..], cps);
+                }};
+            }
+            if count > 0 {
+                // Only the last character can reach into `next`: the
+                // rounds before take a one-table permute (one shuffle
+                // uop; the two-table one takes two).
+                let last = (count - 1) / 16;
+                for r in 0..last {
+                    round!(r, |at| _mm512_permutexvar_epi8(at, tagged));
                 }
-                // Positions `following - 1 - j`: as i8, -3 ..= 66; those before
-                // `own` are not this character's (and the negative ones never
-                // are). Bit 6 of a position picks `next`.
-                let at_byte = _mm512_sub_epi8(following, load(&BACK));
-                let mine = _mm512_cmpge_epi8_mask(at_byte, own);
-                let gathered = _mm512_maskz_permutex2var_epi8(mine, payloads, at_byte, next);
-                // Byte pairs (b0 + 64·b1, b2 + 64·b3), then the 16-bit pairs.
-                let pairs = _mm512_maddubs_epi16(gathered, _mm512_set1_epi16(0x4001));
-                let cps = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x1000_0001));
-                store_u32(&mut dst[16 * r..], cps);
-                r += 1;
+                round!(last, |at| _mm512_permutex2var_epi8(tagged, at, next));
             }
             count
         }};
@@ -654,9 +693,8 @@ pub(crate) mod vbmi {
 
     /// [`super::decode_block!`] for the VBMI2 kernel. A block with no lead
     /// of 3 or 4 bytes takes [`decode_pairs!`]; any other, the general
-    /// [`decode_characters!`]. The last character ends where its lead
-    /// says (up to 3 bytes into the next block), or at the end of
-    /// `decoded`.
+    /// [`decode_characters!`]. Every character ends where its lead says:
+    /// the last one of a whole block up to 3 bytes into the next block.
     macro_rules! decode_block {
         ($bytes:expr, $at:expr, $block:expr, $leads:expr, $decoded:expr, $dst:expr) => {{
             let (bytes, at, block, leads, decoded, dst): (
@@ -667,33 +705,28 @@ pub(crate) mod vbmi {
                 u64,
                 &mut [MaybeUninit<u32>],
             ) = ($bytes, $at, $block, $leads, $decoded, $dst);
-            let (end, next) = if decoded == u64::MAX && leads != 0 {
+            let next = if decoded == u64::MAX {
                 // A whole block that passed: its last character may run
-                // into the next block. It ends where its lead says (RFC
-                // 3629 §3: the count of leading 1 bits, or 1 for ASCII),
-                // not at the next lead: a stray continuation after it is
-                // an error of the next block's, not part of it.
-                let last = 63 - leads.leading_zeros();
-                let lead = bytes[at + last as usize];
-                let end = last + (!lead).leading_zeros().max(1);
+                // into the next block. The next block's continuation
+                // payloads, if the character is well-formed; if not, the
+                // next block's check flags it and its code point is taken
+                // back.
                 let next = match bytes.get(at + N..at + 2 * N) {
                     Some(next) => load(next.try_into().expect("N bytes")),
                     None => load_tail(&bytes[at + N..]),
                 };
-                // Continuation payloads, if the character is well-formed;
-                // if not, the next block's check flags it and its code
-                // point is taken back.
-                (end, _mm512_and_si512(next, splat(0x3F)))
+                _mm512_and_si512(next, splat(0x3F))
             } else {
-                // A tail block, or the part of a block before a flag: the
-                // characters end where `decoded` does.
-                (decoded.trailing_ones(), zero())
+                // A tail block, or the part of a block before a flag: every
+                // character decoded here ends inside it (a broken one is
+                // taken back).
+                zero()
             };
             if _mm512_cmpge_epu8_mask(block, splat(0xE0)) == 0 {
                 // Latin, Greek, Cyrillic … text.
                 decode_pairs!(block, next, leads, dst)
             } else {
-                decode_characters!(block, next, leads, end, dst)
+                decode_characters!(block, next, leads, dst)
             }
         }};
     }
