@@ -12,7 +12,9 @@
 //! report` to write `reports/performance.{md,svg}`.
 //!
 //! Filter with criterion's usual argument, e.g.
-//! `cargo bench --bench codec -- 'validate/cjk'`.
+//! `cargo bench --bench codec -- 'validate/cjk'`. With `CRITERION_HOME`,
+//! `UTF8CONFORM_KERNEL` and `SIMDUTF_FORCE_IMPLEMENTATION` set, it measures
+//! as a CPU without VBMI would run (see the README's "Performance").
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -119,20 +121,28 @@ fn stream_utf32(bytes: &[u8]) -> Vec<u32> {
 // ---- the benchmarks ------------------------------------------------------
 
 fn record_run() {
-    // The report needs to know which kernel ran; it cannot ask later.
-    let target = std::env::var("CARGO_TARGET_DIR")
-        .unwrap_or_else(|_| format!("{}/target", env!("CARGO_MANIFEST_DIR")));
-    let dir = std::path::Path::new(&target).join("criterion");
+    // The report needs to know which kernel ran (and which simdutf was
+    // asked for); it cannot ask later. Criterion writes to $CRITERION_HOME
+    // when it is set (the report's second run, pinned as on a machine
+    // without VBMI), else to the target directory's `criterion/`.
+    let dir = match std::env::var_os("CRITERION_HOME") {
+        Some(home) => std::path::PathBuf::from(home),
+        None => std::path::Path::new(
+            &std::env::var("CARGO_TARGET_DIR")
+                .unwrap_or_else(|_| format!("{}/target", env!("CARGO_MANIFEST_DIR"))),
+        )
+        .join("criterion"),
+    };
     let _ = std::fs::create_dir_all(&dir);
     // And how busy the machine was when the run started.
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let meta = format!(
-        "{{\"kernel\": \"{}\", \"kernel_env\": \"{}\", \"load_at_start\": \"{}\"}}\n",
-        codec::active_kernel().name,
-        std::env::var("UTF8CONFORM_KERNEL").unwrap_or_default(),
-        load.trim()
-    );
-    let _ = std::fs::write(dir.join("codec-meta.json"), meta);
+    let meta = serde_json::json!({
+        "kernel": codec::active_kernel().name,
+        "kernel_env": std::env::var("UTF8CONFORM_KERNEL").unwrap_or_default(),
+        "simdutf_env": std::env::var("SIMDUTF_FORCE_IMPLEMENTATION").unwrap_or_default(),
+        "load_at_start": load.trim(),
+    });
+    let _ = std::fs::write(dir.join("codec-meta.json"), format!("{meta}\n"));
 }
 
 fn benches(c: &mut Criterion) {

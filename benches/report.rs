@@ -189,7 +189,7 @@ fn main() {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "<!-- Regenerate: cargo bench --bench codec && cargo bench --bench report -->\n"
+        "<!-- Regenerate: cargo bench --bench codec && CRITERION_HOME=$PWD/target/{NO_VBMI_DIR} UTF8CONFORM_KERNEL=avx512 SIMDUTF_FORCE_IMPLEMENTATION=haswell cargo bench --bench codec -- '{NO_VBMI_FILTER}' && cargo bench --bench report -->\n"
     );
     let _ = writeln!(md, "# Codec performance\n");
     let _ = writeln!(md, "| | |\n|---|---|");
@@ -232,6 +232,91 @@ fn main() {
     );
 
     let mut svg_data: Vec<(String, Vec<(String, f64)>)> = Vec::new();
+    tables(&results, &mut md, &mut svg_data, "");
+    no_vbmi_section(&target, &mut md);
+
+    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
+    std::fs::create_dir_all(&reports).expect("reports/");
+    std::fs::write(reports.join("performance.md"), md).expect("write performance.md");
+    std::fs::write(reports.join("performance.svg"), svg(&svg_data, kernel))
+        .expect("write performance.svg");
+    eprintln!(
+        "wrote {} and performance.svg",
+        reports.join("performance.md").display()
+    );
+}
+
+/// Where the second run, pinned to what the issue's machine would choose,
+/// keeps its results (relative to the target directory).
+const NO_VBMI_DIR: &str = "criterion-no-vbmi";
+
+/// The operations the second run measures: those whose code differs
+/// between our `avx512` and `avx512vbmi2` kernels and whose baseline is
+/// simdutf (validation and lossy decoding to `String` are the same
+/// function in both kernels, against simdutf8 and std, which have no
+/// AVX-512 code).
+const NO_VBMI_FILTER: &str = "decode_utf32|encode";
+
+/// The section for the second run, if it was made: the issue's machine has
+/// AVX-512BW but no VBMI, so there our dispatcher picks the `avx512` kernel
+/// and simdutf its AVX2 (`haswell`) code. Pinning both on this CPU shows
+/// those two side by side (with this machine's clock and memory, not that
+/// machine's).
+fn no_vbmi_section(target: &Path, md: &mut String) {
+    let dir = target.join(NO_VBMI_DIR);
+    let mut results = Results::new();
+    collect(&dir, &mut results);
+    let _ = writeln!(
+        md,
+        "# Without VBMI: the issue's machine, emulated\n\n\
+         The issue's machine has AVX-512F/BW but no VBMI. There our dispatcher \
+         picks the `avx512` kernel, and simdutf its AVX2 (`haswell`) code. \
+         This run pins both on this CPU, for the operations whose code differs \
+         between our kernels and whose goal is set against simdutf. Same \
+         clock and memory as above: it compares the code each would run \
+         there, not that machine's speed.\n"
+    );
+    if results.is_empty() {
+        let _ = writeln!(
+            md,
+            "Not measured in this run. To measure it: `CRITERION_HOME=$PWD/target/{NO_VBMI_DIR} \
+             UTF8CONFORM_KERNEL=avx512 SIMDUTF_FORCE_IMPLEMENTATION=haswell \
+             cargo bench --bench codec -- '{NO_VBMI_FILTER}'`, then `cargo bench --bench report`.\n"
+        );
+        return;
+    }
+    let meta: Value = std::fs::read_to_string(dir.join("codec-meta.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(Value::Null);
+    let _ = writeln!(md, "| | |\n|---|---|");
+    let _ = writeln!(
+        md,
+        "| our kernel | `{}` |",
+        meta["kernel"].as_str().unwrap_or("unknown")
+    );
+    let _ = writeln!(
+        md,
+        "| simdutf implementation (`SIMDUTF_FORCE_IMPLEMENTATION`) | `{}` |",
+        meta["simdutf_env"].as_str().unwrap_or("not recorded")
+    );
+    let _ = writeln!(
+        md,
+        "| load average when the measurements started | {} |\n",
+        meta["load_at_start"].as_str().unwrap_or("not recorded")
+    );
+    // Charted only once, from the main run.
+    tables(&results, md, &mut Vec::new(), " — without VBMI");
+}
+
+/// One table per operation measured in `results`, appended to `md`; the
+/// 1 MiB rows of the charted operations go to `svg_data`.
+fn tables(
+    results: &Results,
+    md: &mut String,
+    svg_data: &mut Vec<(String, Vec<(String, f64)>)>,
+    title_suffix: &str,
+) {
     for op in OPS {
         let groups: Vec<(&String, &BTreeMap<String, Cell>)> = results
             .iter()
@@ -245,7 +330,7 @@ fn main() {
         contenders.dedup();
         // Ours first.
         contenders.sort_by_key(|c| !c.starts_with("ours"));
-        let _ = writeln!(md, "## {}\n\nGoal: {}.\n", op.title, op.goal);
+        let _ = writeln!(md, "## {}{title_suffix}\n\nGoal: {}.\n", op.title, op.goal);
         let _ = write!(md, "| class | size |");
         for c in &contenders {
             let _ = write!(md, " {c} |");
@@ -344,16 +429,6 @@ fn main() {
             }
         }
     }
-
-    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports");
-    std::fs::create_dir_all(&reports).expect("reports/");
-    std::fs::write(reports.join("performance.md"), md).expect("write performance.md");
-    std::fs::write(reports.join("performance.svg"), svg(&svg_data, kernel))
-        .expect("write performance.svg");
-    eprintln!(
-        "wrote {} and performance.svg",
-        reports.join("performance.md").display()
-    );
 }
 
 /// A horizontal bar chart: one block per (operation, class), one bar per
