@@ -391,6 +391,46 @@ macro_rules! checked_decoder {
             out.reserve(len + N);
             let base = out.len();
             let dst = &mut out.spare_capacity_mut()[..len + N];
+            if !LOSSY && len <= N {
+                // One block at most: straight-line code, before the loop's
+                // preheader, which loads the loop's two dozen constant
+                // vectors (a tenth of a 64-byte call).
+                let (v, real) = match bytes.try_into() {
+                    Ok(block) => (load(block), u64::MAX),
+                    Err(_) => (load_tail(bytes), (1u64 << len) - 1),
+                };
+                if is_ascii(v) {
+                    for g in 0..4 {
+                        store_u32(&mut dst[16 * g..], widen(v, g));
+                    }
+                    // SAFETY: `dst[..len]` were written; `len` ≤ the spare
+                    // capacity.
+                    unsafe { out.set_len(base + len) };
+                    return Ok(());
+                }
+                // A whole block may leave a character open; a tail block
+                // cannot (it would meet the zero padding and be flagged).
+                let flagged = match first(errors(v, zero())) {
+                    Some(f) => Some(f.min(len)),
+                    None if real == u64::MAX && incomplete(v) => Some(len),
+                    None => None,
+                };
+                // On an error, the characters before it: each ends by
+                // `valid_up_to`, so the block holds all their bytes.
+                let (decoded, result) = match flagged {
+                    None => (real, Ok(())),
+                    Some(f) => {
+                        let e = fail(bytes, f);
+                        ((1u64 << e.valid_up_to()) - 1, Err(e))
+                    }
+                };
+                let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
+                let written = decode_block!(bytes, 0, v, leads, decoded, &mut dst[..]);
+                // SAFETY: `decode_block` wrote `dst[..written]`, one lane per
+                // lead, `written` ≤ `len`.
+                unsafe { out.set_len(base + written) };
+                return result;
+            }
             let mut written = 0;
             let mut at = 0;
             // Where the last maximal subpart ended (lossy): nothing is open
