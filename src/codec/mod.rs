@@ -257,6 +257,10 @@ impl Ready {
     /// 64-byte call (measured with `perf`).
     #[inline(never)]
     fn decode_lossy_after(self, bytes: &[u8], error: Verdict) -> String {
+        /// The longest rest of the input taken without a kernel call when
+        /// it is all ASCII: one block's worth, so the test is a few words
+        /// and never a scan of a long run the kernel would scan again.
+        const SHORT_ASCII_TAIL: usize = 64;
         // Each U+FFFD takes 3 bytes for the 1 to 3 it replaces: room for a
         // few percent of ill-formed bytes saves copying the whole output.
         // And the one-pass kernels store whole blocks past the output's end:
@@ -279,9 +283,18 @@ impl Ready {
                 for _ in 0..replacements {
                     out.extend_from_slice("\u{FFFD}".as_bytes());
                 }
-                // SAFETY: as in `validate`: the kernel is available; `rest`
-                // starts at a character boundary (a subpart's end).
-                unsafe { decode_lossy(rest, &mut out) };
+                if rest.len() <= SHORT_ASCII_TAIL && rest.is_ascii() {
+                    // Mostly-ASCII text with a stray byte near its end
+                    // (the 64-byte calls): a word test or two and a copy,
+                    // where the kernel's block loop costs its set-up (a
+                    // tenth of such a call, measured).
+                    out.extend_from_slice(rest);
+                } else {
+                    // SAFETY: as in `validate`: the kernel is available;
+                    // `rest` starts at a character boundary (a subpart's
+                    // end).
+                    unsafe { decode_lossy(rest, &mut out) };
+                }
                 // SAFETY: `valid` is well-formed (it is before the first
                 // error), and the kernel appends well-formed text and
                 // U+FFFDs only (tests/kernels.rs holds every kernel's lossy

@@ -233,10 +233,19 @@ use crate::outcome::Utf8Error;
 /// The exact error, given that no check flagged any byte before `flagged`
 /// (so `bytes[..flagged]` is well-formed but for one character perhaps left
 /// open, whose lead is at most 3 bytes back) and that the input is
-/// ill-formed: `locate` from the last character boundary, a few bytes.
+/// ill-formed: [`fail_after`] with nothing before the input, so a stray
+/// byte is decided by a byte test or two (a tenth of a 64-byte lossy call
+/// of ASCII with one stray went to `locate`, measured).
 #[cold]
 #[inline(never)]
 fn fail(bytes: &[u8], flagged: usize) -> Utf8Error {
+    fail_after(bytes, 0, flagged)
+}
+
+/// `locate` from the last character boundary before `flagged`, a few bytes.
+#[cold]
+#[inline(never)]
+fn locate_back(bytes: &[u8], flagged: usize) -> Utf8Error {
     super::validate::locate(bytes, super::validate::boundary_before(bytes, flagged))
 }
 
@@ -264,7 +273,7 @@ fn fail_after(bytes: &[u8], floor: usize, flagged: usize) -> Utf8Error {
             Utf8Error::new(flagged - 1, Some(1))
         }
         _ => {
-            let e = fail(&bytes[floor..], flagged - floor);
+            let e = locate_back(&bytes[floor..], flagged - floor);
             Utf8Error::new(floor + e.valid_up_to(), e.error_len())
         }
     }
