@@ -713,7 +713,13 @@ pub(crate) mod vbmi {
             let two = _mm512_cmpge_epu8_mask(block, splat(0xC0));
             let mut written = 0;
             for (h, table) in PAIRS.iter().enumerate() {
-                let words = _mm512_permutex2var_epi8(block, load(table), next);
+                // The first half reads byte 32 at most: a one-table
+                // permute (one shuffle uop; the two-table one takes two).
+                let words = if h == 0 {
+                    _mm512_permutexvar_epi8(load(table), block)
+                } else {
+                    _mm512_permutex2var_epi8(block, load(table), next)
+                };
                 let ascii = _mm512_srli_epi16::<8>(words);
                 // (lead & 0x1F)·64 + (continuation & 0x3F).
                 let payloads = _mm512_and_si512(words, _mm512_set1_epi16(0x1F3F));
