@@ -179,10 +179,7 @@ fn main() {
         );
         std::process::exit(1);
     }
-    let meta: Value = std::fs::read_to_string(criterion.join("codec-meta.json"))
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or(Value::Null);
+    let meta = read_meta(&criterion);
     let kernel = meta["kernel"].as_str().unwrap_or("unknown");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
 
@@ -246,6 +243,15 @@ fn main() {
     );
 }
 
+/// `codec-meta.json` of a run (which kernel ran, the load when it started),
+/// or `null` when the run did not write one.
+fn read_meta(criterion: &Path) -> Value {
+    std::fs::read_to_string(criterion.join("codec-meta.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(Value::Null)
+}
+
 /// Where the second run, pinned to what the machine would choose,
 /// keeps its results (relative to the target directory).
 const NO_VBMI_DIR: &str = "criterion-no-vbmi";
@@ -285,10 +291,7 @@ fn no_vbmi_section(target: &Path, md: &mut String) {
         );
         return;
     }
-    let meta: Value = std::fs::read_to_string(dir.join("codec-meta.json"))
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or(Value::Null);
+    let meta = read_meta(&dir);
     let _ = writeln!(md, "| | |\n|---|---|");
     let _ = writeln!(
         md,
