@@ -97,6 +97,18 @@ type LossyToUtf8 = unsafe fn(&[u8], &mut Vec<u8>);
 /// the kernel never has to grow the buffer mid-call.
 pub(crate) const LOSSY_STORE_SLACK: usize = 2 * 64 + 5;
 
+/// U+FFFD in UTF-8.
+pub(crate) const REPLACEMENT_UTF8: &[u8] = "\u{FFFD}".as_bytes();
+
+/// Appends `n` U+FFFDs to `out`; returns `n`.
+#[inline]
+pub(crate) fn push_replacements(out: &mut Vec<u8>, n: usize) -> usize {
+    for _ in 0..n {
+        out.extend_from_slice(REPLACEMENT_UTF8);
+    }
+    n
+}
+
 /// As [`LossyToUtf8`], to UTF-32.
 type LossyToUtf32 = unsafe fn(&[u8], &mut Vec<u32>);
 
@@ -280,9 +292,7 @@ impl Ready {
             Some(decode_lossy) => {
                 let mut out = Vec::with_capacity(capacity);
                 out.extend_from_slice(valid);
-                for _ in 0..replacements {
-                    out.extend_from_slice("\u{FFFD}".as_bytes());
-                }
+                push_replacements(&mut out, replacements);
                 if rest.len() <= SHORT_ASCII_TAIL && rest.is_ascii() {
                     // Mostly-ASCII text with a stray byte near its end
                     // (the 64-byte calls): a word test or two and a copy,

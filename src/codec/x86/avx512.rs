@@ -13,7 +13,7 @@
 use super::{fail, fail_after, incomplete_max, repeat, validator};
 use crate::codec::encode::{encode_scalars, EncodeFailure};
 use crate::codec::validate::{is_lone, lone_run};
-use crate::codec::Verdict;
+use crate::codec::{push_replacements, Verdict, REPLACEMENT_UTF8};
 use crate::outcome::{Utf8Error, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -918,18 +918,6 @@ pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
         prev = zero();
         prev_incomplete = false;
     }
-}
-
-/// U+FFFD in UTF-8.
-const REPLACEMENT_UTF8: &[u8] = "\u{FFFD}".as_bytes();
-
-/// Appends `n` U+FFFDs to `out`; returns `n`.
-#[inline]
-fn push_replacements(out: &mut Vec<u8>, n: usize) -> usize {
-    for _ in 0..n {
-        out.extend_from_slice(REPLACEMENT_UTF8);
-    }
-    n
 }
 
 /// U+FFFD in UTF-8 and one byte more, for one 4-byte store: the extra byte
