@@ -186,34 +186,36 @@ fn main() {
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "<!-- Regenerate: cargo bench --bench codec && CRITERION_HOME=$PWD/target/{NO_VBMI_DIR} UTF8CONFORM_KERNEL=avx512 SIMDUTF_FORCE_IMPLEMENTATION=haswell cargo bench --bench codec -- '{NO_VBMI_FILTER}' && cargo bench --bench report -->\n"
+        "<!-- Regenerate: cargo bench --bench codec && {} && cargo bench --bench report -->\n",
+        no_vbmi_command()
     );
     let _ = writeln!(md, "# Codec performance\n");
-    let _ = writeln!(md, "| | |\n|---|---|");
-    let _ = writeln!(md, "| kernel | `{kernel}` |");
-    let _ = writeln!(md, "| CPU | {} |", cpu_model());
-    let _ = writeln!(
-        md,
-        "| date | {} |",
-        command("date", &["-u", "+%Y-%m-%d %H:%M UTC"])
+    facts(
+        &mut md,
+        &[
+            ("kernel", format!("`{kernel}`")),
+            ("CPU", cpu_model()),
+            ("date", command("date", &["-u", "+%Y-%m-%d %H:%M UTC"])),
+            ("rustc", command("rustc", &["-V"])),
+            (
+                "load average (1, 5, 15 min) when the measurements started",
+                meta["load_at_start"]
+                    .as_str()
+                    .unwrap_or("not recorded")
+                    .into(),
+            ),
+            (
+                "load average when the report was written",
+                load.trim().into(),
+            ),
+            (
+                "note",
+                "the machine has 2 cores shared with other engineers' builds; \
+                 a load above 1 means the measurements competed for CPU"
+                    .into(),
+            ),
+        ],
     );
-    let _ = writeln!(md, "| rustc | {} |", command("rustc", &["-V"]));
-    let _ = writeln!(
-        md,
-        "| load average (1, 5, 15 min) when the measurements started | {} |",
-        meta["load_at_start"].as_str().unwrap_or("not recorded")
-    );
-    let _ = writeln!(
-        md,
-        "| load average when the report was written | {} |",
-        load.trim()
-    );
-    let _ = writeln!(
-        md,
-        "| note | the machine has 2 cores shared with other engineers' builds; \
-         a load above 1 means the measurements competed for CPU |"
-    );
-    let _ = writeln!(md);
     let _ = writeln!(
         md,
         "Throughput in GB/s (10⁹ bytes of UTF-8 per second: the decoders' input, \
@@ -263,6 +265,23 @@ const NO_VBMI_DIR: &str = "criterion-no-vbmi";
 /// AVX-512 code).
 const NO_VBMI_FILTER: &str = "decode_utf32|encode";
 
+/// The command that makes the second run.
+fn no_vbmi_command() -> String {
+    format!(
+        "CRITERION_HOME=$PWD/target/{NO_VBMI_DIR} UTF8CONFORM_KERNEL=avx512 \
+         SIMDUTF_FORCE_IMPLEMENTATION=haswell cargo bench --bench codec -- '{NO_VBMI_FILTER}'"
+    )
+}
+
+/// A two-column table of facts about a run, then a blank line.
+fn facts(md: &mut String, rows: &[(&str, String)]) {
+    let _ = writeln!(md, "| | |\n|---|---|");
+    for (name, value) in rows {
+        let _ = writeln!(md, "| {name} | {value} |");
+    }
+    let _ = writeln!(md);
+}
+
 /// The section for the second run, if it was made: the issue's machine has
 /// AVX-512BW but no VBMI, so there our dispatcher picks the `avx512` kernel
 /// and simdutf its AVX2 (`haswell`) code. Pinning both on this CPU shows
@@ -285,28 +304,34 @@ fn no_vbmi_section(target: &Path, md: &mut String) {
     if results.is_empty() {
         let _ = writeln!(
             md,
-            "Not measured in this run. To measure it: `CRITERION_HOME=$PWD/target/{NO_VBMI_DIR} \
-             UTF8CONFORM_KERNEL=avx512 SIMDUTF_FORCE_IMPLEMENTATION=haswell \
-             cargo bench --bench codec -- '{NO_VBMI_FILTER}'`, then `cargo bench --bench report`.\n"
+            "Not measured in this run. To measure it: `{}`, then `cargo bench --bench report`.\n",
+            no_vbmi_command()
         );
         return;
     }
     let meta = read_meta(&dir);
-    let _ = writeln!(md, "| | |\n|---|---|");
-    let _ = writeln!(
+    facts(
         md,
-        "| our kernel | `{}` |",
-        meta["kernel"].as_str().unwrap_or("unknown")
-    );
-    let _ = writeln!(
-        md,
-        "| simdutf implementation (`SIMDUTF_FORCE_IMPLEMENTATION`) | `{}` |",
-        meta["simdutf_env"].as_str().unwrap_or("not recorded")
-    );
-    let _ = writeln!(
-        md,
-        "| load average when the measurements started | {} |\n",
-        meta["load_at_start"].as_str().unwrap_or("not recorded")
+        &[
+            (
+                "our kernel",
+                format!("`{}`", meta["kernel"].as_str().unwrap_or("unknown")),
+            ),
+            (
+                "simdutf implementation (`SIMDUTF_FORCE_IMPLEMENTATION`)",
+                format!(
+                    "`{}`",
+                    meta["simdutf_env"].as_str().unwrap_or("not recorded")
+                ),
+            ),
+            (
+                "load average when the measurements started",
+                meta["load_at_start"]
+                    .as_str()
+                    .unwrap_or("not recorded")
+                    .into(),
+            ),
+        ],
     );
     // Charted only once, from the main run.
     tables(&results, md, &mut Vec::new(), " — without VBMI");
