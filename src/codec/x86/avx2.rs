@@ -1,6 +1,7 @@
-//! The AVX2 kernel (32-byte registers): SIMD validation; decoding and
-//! encoding use the scalar loops, compiled with AVX2 enabled so their ASCII
-//! widening and narrowing loops vectorize.
+//! The AVX2 kernel (32-byte registers): SIMD validation, decoding of
+//! well-formed text by [`super::shuffle`]'s table of byte shuffles; encoding
+//! uses the scalar loop, compiled with AVX2 enabled so its ASCII narrowing
+//! vectorizes.
 
 use super::{fail, incomplete_max, two_pass_decoder, validator};
 use crate::codec::encode::EncodeFailure;
@@ -136,10 +137,43 @@ fn incomplete(v: V) -> bool {
 validator!("avx2");
 two_pass_decoder!("avx2");
 
-/// The scalar decoder, compiled with AVX2 (its ASCII widening vectorizes).
+/// Decodes well-formed text with [`super::shuffle`]'s steps; blocks of
+/// ASCII are widened 8 bytes to a 32-byte store.
 #[target_feature(enable = "avx2")]
 pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
-    crate::codec::decode::decode_valid_scalar(text, out);
+    super::shuffle::decode_valid(
+        text,
+        out,
+        |block| masks(block),
+        |block, lanes| {
+            for (g, eight) in block.chunks_exact(8).enumerate() {
+                // SAFETY: `eight` is 8 readable bytes, the width of the load;
+                // `lanes[8g..8g + 8]` is 32 writable bytes, the store's width.
+                unsafe {
+                    let values = _mm256_cvtepu8_epi32(_mm_loadl_epi64(eight.as_ptr().cast()));
+                    _mm256_storeu_si256(lanes[8 * g..].as_mut_ptr().cast(), values);
+                }
+            }
+        },
+    );
+}
+
+/// A 64-byte block's non-ASCII bytes and character starts (every byte but
+/// a continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn masks(block: &[u8; 64]) -> (u64, u64) {
+    let (low, high) = block.split_at(N);
+    let (low, high) = (
+        load(low.try_into().expect("N bytes")),
+        load(high.try_into().expect("N bytes")),
+    );
+    let bits = |v: V| _mm256_movemask_epi8(v) as u32 as u64;
+    let starts = |v: V| bits(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65)));
+    (
+        bits(low) | bits(high) << 32,
+        starts(low) | starts(high) << 32,
+    )
 }
 
 /// The scalar encoder, compiled with AVX2.

@@ -1,5 +1,6 @@
 //! SIMD kernels for x86-64: AVX-512BW (and a VBMI2 variant of its
-//! encoder), AVX2 and SSE4.1.
+//! encoder), AVX2 and SSE4.1; the last two decode well-formed text with
+//! [`shuffle`]'s table of byte shuffles.
 //!
 //! **One algorithm, many ISAs** (the layout of simdutf8's
 //! `implementation/`): [`validator!`] writes the validation loop once, over a
@@ -29,6 +30,7 @@
 
 pub(super) mod avx2;
 pub(super) mod avx512;
+mod shuffle;
 pub(super) mod sse41;
 
 /// Repeats a 16-byte table across a `W`-byte register image (the shuffle

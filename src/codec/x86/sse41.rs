@@ -1,6 +1,7 @@
-//! The SSE4.1 kernel (16-byte registers, SSSE3 shuffles and SSE4.1 `ptest`): SIMD validation; decoding and
-//! encoding use the scalar loops, compiled with SSE4.1 enabled so their ASCII
-//! widening and narrowing loops vectorize.
+//! The SSE4.1 kernel (16-byte registers, SSSE3 shuffles and SSE4.1 `ptest`):
+//! SIMD validation, decoding of well-formed text by [`super::shuffle`]'s
+//! table of byte shuffles; encoding uses the scalar loop, compiled with
+//! SSE4.1 enabled so its ASCII narrowing vectorizes.
 
 use super::{fail, incomplete_max, two_pass_decoder, validator};
 use crate::codec::encode::EncodeFailure;
@@ -134,10 +135,39 @@ fn incomplete(v: V) -> bool {
 validator!("ssse3,sse4.1");
 two_pass_decoder!("ssse3,sse4.1");
 
-/// The scalar decoder, compiled with SSE4.1 (its ASCII widening vectorizes).
+/// Decodes well-formed text with [`super::shuffle`]'s steps; blocks of
+/// ASCII are widened 4 bytes to a 16-byte store.
 #[target_feature(enable = "ssse3,sse4.1")]
 pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
-    crate::codec::decode::decode_valid_scalar(text, out);
+    super::shuffle::decode_valid(
+        text,
+        out,
+        |block| masks(block),
+        |block, lanes| {
+            for (g, four) in block.chunks_exact(4).enumerate() {
+                let four = u32::from_le_bytes(four.try_into().expect("4 bytes"));
+                let values = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(four as i32));
+                // SAFETY: `lanes[4g..4g + 4]` is 16 writable bytes, the store's
+                // width; `storeu` has no alignment requirement.
+                unsafe { _mm_storeu_si128(lanes[4 * g..].as_mut_ptr().cast(), values) };
+            }
+        },
+    );
+}
+
+/// A 64-byte block's non-ASCII bytes and character starts (every byte but
+/// a continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn masks(block: &[u8; 64]) -> (u64, u64) {
+    let (mut non_ascii, mut starts) = (0, 0);
+    for (q, quarter) in block.chunks_exact(N).enumerate() {
+        let v = load(quarter.try_into().expect("N bytes"));
+        let bits = |v: V| _mm_movemask_epi8(v) as u16 as u64;
+        non_ascii |= bits(v) << (16 * q);
+        starts |= bits(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65))) << (16 * q);
+    }
+    (non_ascii, starts)
 }
 
 /// The scalar encoder, compiled with SSE4.1.
