@@ -65,6 +65,12 @@ fn read_one(dir: &Path, out: &mut Results) {
     cell.gbps = cell.gbps.max(gbps);
 }
 
+/// Whether a column is a ceiling (`ceiling-widen`): a bound shown beside the
+/// contenders, never one of them (no ratio, no chart bar).
+fn is_ceiling(contender: &str) -> bool {
+    contender.starts_with("ceiling")
+}
+
 /// What each operation's ratio is taken against, and the goal.
 struct Op {
     name: &'static str,
@@ -391,6 +397,8 @@ fn pinned_section(target: &Path, run: &Pinned, md: &mut String) {
     tables(&results, md, &mut Vec::new(), run.suffix);
 }
 
+/// One table per operation measured in `results`, appended to `md`; the
+/// 1 MiB rows of the charted operations go to `svg_data`.
 fn tables(
     results: &Results,
     md: &mut String,
@@ -441,7 +449,7 @@ fn tables(
                 .iter()
                 .filter(|(k, _)| {
                     if op.against.is_empty() {
-                        !k.starts_with("ours") && !k.starts_with("ceiling")
+                        !k.starts_with("ours") && !is_ceiling(k)
                     } else {
                         op.against.contains(&k.as_str())
                     }
@@ -452,9 +460,7 @@ fn tables(
             let all_others = r
                 .iter()
                 .filter(|(k, _)| {
-                    !k.starts_with("ours")
-                        && !k.starts_with("one-shot")
-                        && !k.starts_with("ceiling")
+                    !k.starts_with("ours") && !k.starts_with("one-shot") && !is_ceiling(k)
                 })
                 .map(|(_, c)| c.gbps)
                 .fold(f64::NAN, f64::max);
@@ -506,7 +512,7 @@ fn tables(
                 if size == "1MiB" && CLASS_ORDER.contains(&class.as_str()) {
                     let series: Vec<(String, f64)> = contenders
                         .iter()
-                        .filter(|c| !c.starts_with("ceiling"))
+                        .filter(|c| !is_ceiling(c))
                         .filter_map(|c| r.get(*c).map(|cell| (c.to_string(), cell.gbps)))
                         .collect();
                     svg_data.push((format!("{} · {class}", op.name), series));

@@ -209,7 +209,7 @@ pub(super) fn decode_valid(
 /// Stores the 16 ASCII bytes of `window` as 16 code points.
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
-fn widen16(window: __m128i, lanes: &mut [MaybeUninit<u32>; 16]) {
+pub(super) fn widen16(window: __m128i, lanes: &mut [MaybeUninit<u32>; 16]) {
     let quarters = [
         _mm_cvtepu8_epi32(window),
         _mm_cvtepu8_epi32(_mm_srli_si128::<4>(window)),

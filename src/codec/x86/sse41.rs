@@ -136,7 +136,7 @@ validator!("ssse3,sse4.1");
 two_pass_decoder!("ssse3,sse4.1");
 
 /// Decodes well-formed text with [`super::shuffle`]'s steps; blocks of
-/// ASCII are widened 4 bytes to a 16-byte store.
+/// ASCII are widened 16 bytes at a time, as its ASCII runs are.
 #[target_feature(enable = "ssse3,sse4.1")]
 pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
     super::shuffle::decode_valid(
@@ -144,12 +144,11 @@ pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
         out,
         |block| masks(block),
         |block, lanes| {
-            for (g, four) in block.chunks_exact(4).enumerate() {
-                let four = u32::from_le_bytes(four.try_into().expect("4 bytes"));
-                let values = _mm_cvtepu8_epi32(_mm_cvtsi32_si128(four as i32));
-                // SAFETY: `lanes[4g..4g + 4]` is 16 writable bytes, the store's
-                // width; `storeu` has no alignment requirement.
-                unsafe { _mm_storeu_si128(lanes[4 * g..].as_mut_ptr().cast(), values) };
+            for (sixteen, lanes) in block.chunks_exact(N).zip(lanes.chunks_exact_mut(N)) {
+                super::shuffle::widen16(
+                    load(sixteen.try_into().expect("N bytes")),
+                    lanes.try_into().expect("N lanes"),
+                );
             }
         },
     );
