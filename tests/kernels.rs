@@ -572,7 +572,7 @@ fn encode_keeps_u0000_at_every_position_among_every_length() {
     // packing path meets it.
     for kernel in kernels() {
         for fill in [0x41, 0xE9, 0x4E2D, 0x1F600] {
-            for len in [16, 17, 64, 80] {
+            for len in [8, 16, 17, 32, 33, 64, 80] {
                 for at in 0..len {
                     let mut input: Vec<u32> = (0..len)
                         .map(|i| if i % 3 == 0 { 0x41 } else { fill })
@@ -602,7 +602,7 @@ fn encode_refuses_bad_values_at_every_position() {
     for kernel in kernels() {
         for (text, len) in [&base, &ascii]
             .into_iter()
-            .flat_map(|t| [1, 7, 15, 16, 17, 33, 63, 64, 65, 80].map(|n| (t, n)))
+            .flat_map(|t| [1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 80].map(|n| (t, n)))
         {
             let text = &text[..len];
             assert_eq!(
@@ -621,6 +621,51 @@ fn encode_refuses_bad_values_at_every_position() {
                     assert_eq!(Err(e.error), reference::encode(bad));
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn encode_random_blocks_of_every_mix_of_lengths_like_std() {
+    // The SIMD encoders pick a path per block from which UTF-8 lengths it
+    // holds (ASCII only, below 0x800, 3-byte only, any): give every block
+    // of 8 values a random set of lengths, so each path meets each of its
+    // neighbours at every total length around the 16- and 32-value blocks.
+    let ranges = [
+        (0, 0x7F),
+        (0x80, 0x7FF),
+        (0x800, 0xFFFF),
+        (0x10000, 0x10FFFF),
+    ];
+    let mut rng = SplitMix64::new(11);
+    for kernel in kernels() {
+        for round in 0..400 {
+            let len = if round < 100 {
+                round
+            } else {
+                rng.below(300) as usize
+            };
+            let mut input = Vec::with_capacity(len);
+            let mut lengths = 0;
+            while input.len() < len {
+                if input.len() % 8 == 0 {
+                    lengths = 1 + rng.below(15) as usize; // a non-empty subset
+                }
+                let (lo, hi) = ranges[rng.below(4) as usize];
+                let Some(c) = char::from_u32(lo + rng.below(u64::from(hi - lo + 1)) as u32) else {
+                    continue;
+                };
+                if lengths >> (c.len_utf8() - 1) & 1 == 1 {
+                    input.push(u32::from(c));
+                }
+            }
+            let expected: String = input.iter().map(|&u| char::from_u32(u).unwrap()).collect();
+            assert_eq!(
+                kernel.encode_utf32(&input).unwrap(),
+                expected.as_bytes(),
+                "{} {input:x?}",
+                kernel.name
+            );
         }
     }
 }

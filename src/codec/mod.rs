@@ -13,7 +13,8 @@
 //! * `decode` — the scalar decoder of well-formed text (a `&str`);
 //! * `lookup` — Keiser & Lemire's nibble tables, derived from §4;
 //! * `x86` — the SIMD kernels (AVX-512BW and its VBMI2 variant, AVX2,
-//!   SSE4.1; the last two decode with a table of byte shuffles).
+//!   SSE4.1; the last two decode with a table of byte shuffles, and all
+//!   but SSE4.1 encode with SIMD).
 //!
 //! **Kernels.** Each [`Kernel`] is one instruction set's validator, decoder
 //! (checked: validate and decode in one pass where it can; the two-pass

@@ -1,13 +1,14 @@
 //! The AVX2 kernel (32-byte registers): SIMD validation, decoding of
-//! well-formed text by [`super::shuffle`]'s table of byte shuffles; encoding
-//! uses the scalar loop, compiled with AVX2 enabled so its ASCII narrowing
-//! vectorizes.
+//! well-formed text by [`super::shuffle`]'s table of byte shuffles, and
+//! encoding 16 values at a time ([`encode`]).
 
+use super::pack::{COMPACT, COMPACT2};
 use super::{fail, incomplete_max, two_pass_decoder, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
 use crate::outcome::Utf8Error;
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
 /// Block width in bytes.
 const N: usize = 32;
@@ -176,8 +177,387 @@ fn masks(block: &[u8; 64]) -> (u64, u64) {
     )
 }
 
-/// The scalar encoder, compiled with AVX2.
-#[target_feature(enable = "avx2")]
+// ---- encoding UTF-32 -----------------------------------------------------
+
+/// Encodes `scalars` as UTF-8 onto `out`, or fails at the first value that
+/// is a surrogate or above U+10FFFF.
+///
+/// 32 values at a time when all are ASCII (narrowed by saturating packs),
+/// else 16 (two registers) at a time. Per block, tests of the values'
+/// bitwise or pick the path:
+///
+/// * all below 0x800 (Latin text, and ASCII; no surrogate or out-of-range
+///   value passes this test) — each value becomes one 16-bit word holding
+///   its UTF-8 bytes, 8 words packed by one `pshufb` ([`COMPACT2`]);
+/// * all below 0x10000 — the values are packed to 16-bit words and checked
+///   for surrogates; if all are 3-byte characters (CJK text) one fixed
+///   control packs them, with no table load and no count to wait for;
+///   otherwise [`encode_bmp`] builds their 1–3 bytes 16 words at a time;
+/// * otherwise the block is checked for surrogates and values above
+///   U+10FFFF, each value's 1–4 bytes are built in its 32-bit lane
+///   ([`utf8_lanes`]) and each 4 lanes packed by a `pshufb` chosen by their
+///   lengths ([`COMPACT`]).
+///
+/// A block that holds a value that cannot be encoded goes to the scalar
+/// encoder, which reports the exact index.
+///
+/// Measured against simdutf's AVX2 code on the same CPU (AMD Zen 4, GB/s
+/// of UTF-8 written at 4 KiB, ours/simdutf): ASCII 21.0/14.7, Latin
+/// 5.5/6.3, CJK 8.9/7.5, emoji 3.0/2.0, random mixed 4.5/1.7; the scalar
+/// loop this replaces wrote 6.6, 1.6, 0.5, 0.7 and 0.5.
+#[target_feature(enable = "avx2,popcnt")]
 pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
-    crate::codec::encode::encode_scalars(scalars, out)
+    // 4 bytes per value, + 64 for the padding of the last block (at most
+    // 15 zeros, each a lane whose 16-byte store may reach 4 bytes past it).
+    out.reserve(4 * scalars.len() + 64);
+    let base = out.len();
+    let dst = &mut out.spare_capacity_mut()[..4 * scalars.len() + 64];
+    // Invariant: `written` ≤ 4·`at`. Every store below starts at or after
+    // `written` and ends by 4 bytes per value of its block: within `dst`.
+    let mut written = 0;
+    let mut at = 0;
+    'runs: loop {
+        // 32 ASCII values at a time: one test per 32, predictable (almost
+        // always true in ASCII text, almost always false elsewhere).
+        while let Some(run) = scalars.get(at..at + 32) {
+            let v: [V; 4] = core::array::from_fn(|i| load_u32(&run[8 * i..]));
+            if !below(or(or(v[0], v[1]), or(v[2], v[3])), 0x80) {
+                break;
+            }
+            store_ascii32(&mut dst[written..], v);
+            written += 32;
+            at += 32;
+        }
+        if at == scalars.len() {
+            break;
+        }
+        // The 32 values that were not all ASCII, as two blocks of 16; or
+        // the last values, a block of up to 16 from a masked load, whose
+        // missing lanes are zeros, each of which packs to one byte at the
+        // end, taken off again. One call site, so that it is inlined.
+        let blocks = if scalars.len() - at >= 32 { 2 } else { 1 };
+        for _ in 0..blocks {
+            let rest = &scalars[at..];
+            let real = rest.len().min(16);
+            let block = match rest.get(..16) {
+                Some(full) => [load_u32(full), load_u32(&full[8..])],
+                None => [
+                    load_u32_masked(rest),
+                    load_u32_masked(rest.get(8..).unwrap_or_default()),
+                ],
+            };
+            let dst: &mut [MaybeUninit<u8>; 64] = (&mut dst[written..written + 64])
+                .try_into()
+                .expect("64 bytes");
+            let Some(n) = encode_block(block, dst) else {
+                break 'runs; // the scalar encoder finds which value it was
+            };
+            written += n - (16 - real);
+            at += real;
+        }
+    }
+    // SAFETY: bytes `base .. base + written` were written above: each
+    // store at `written` covers the bytes `written` then advanced over;
+    // `written` ≤ 4·`at` ≤ the spare capacity.
+    unsafe { out.set_len(base + written) };
+    if at == scalars.len() {
+        return Ok(());
+    }
+    crate::codec::encode::encode_scalars(&scalars[at..], out).map_err(|f| EncodeFailure {
+        index: f.index + at,
+        error: f.error,
+    })
+}
+
+/// 16 values' UTF-8 bytes, packed at the start of `dst`; how many there
+/// are, or `None` if a value is a surrogate or above U+10FFFF (nothing is
+/// then written).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize> {
+    let any = or(a, b);
+    let s32 = |x: u32| _mm256_set1_epi32(x as i32);
+    if below(any, 0x800) {
+        // Latin text, and ASCII (one path for both, so that mixing them
+        // costs no mispredicted branch): each value becomes a word,
+        // `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII byte and
+        // a zero. The 16-bit pack interleaves 4-value groups of a and b; a
+        // permute puts the words back in order, a's in the low half.
+        let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b));
+        let s16 = |x: u16| _mm256_set1_epi16(x as i16);
+        let lead = _mm256_or_si256(_mm256_srli_epi16::<6>(v), s16(0xC0));
+        let tail =
+            _mm256_slli_epi16::<8>(_mm256_or_si256(_mm256_and_si256(v, s16(0x3F)), s16(0x80)));
+        let two = _mm256_or_si256(lead, tail);
+        let ascii = _mm256_cmpgt_epi16(s16(0x80), v);
+        let words = _mm256_blendv_epi8(two, v, ascii);
+        // Bit i of each half's key: word i is 2-byte. The signed pack of
+        // the compare with itself puts the low half's 8 flags in bytes
+        // 0..8 and the high half's in bytes 16..24.
+        let ascii = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
+        let keys = [!ascii & 0xFF, !ascii >> 16 & 0xFF];
+        let mut written = 0;
+        for (key, half) in keys.into_iter().zip([low128(words), high128(words)]) {
+            // SAFETY: a table row is 16 readable bytes.
+            let control = unsafe { _mm_loadu_si128(COMPACT2[key as usize].0.as_ptr().cast()) };
+            store16(&mut dst[written..], _mm_shuffle_epi8(half, control));
+            written += 8 + key.count_ones() as usize;
+        }
+        return Some(written);
+    }
+    // Surrogates: 0xD800..=0xDFFF, the values whose top 21 bits are
+    // 0xD800 >> 11.
+    if below(any, 0x1_0000) {
+        // No 4-byte character: the values fit in 16 bits, in order.
+        let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b));
+        let s16 = |x: u16| _mm256_set1_epi16(x as i16);
+        // Surrogates: 0xD800..=0xDFFF, the values whose top 5 bits are
+        // 0xD800 >> 11.
+        if any_set(_mm256_cmpeq_epi16(
+            _mm256_and_si256(v, s16(0xF800)),
+            s16(0xD800),
+        )) {
+            return None;
+        }
+        // All-ones where v ≥ 0x800 (unsigned: the maximum with 0x800 is v).
+        let k2 = _mm256_cmpeq_epi16(_mm256_max_epu16(v, s16(0x800)), v);
+        if _mm256_testc_si256(k2, _mm256_set1_epi8(-1)) == 1 {
+            // All 3-byte characters (CJK text, mostly): `1110xxxx 10xxxxxx
+            // 10xxxxxx` built in 8 operations a register, one fixed control
+            // dropping every lane's fourth byte; 12 bytes per 128-bit lane,
+            // each store overwriting the last one's 4 spare bytes. No
+            // table, no count to wait for.
+            const THREE: [u8; 16] = [
+                0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80,
+            ];
+            // SAFETY: `THREE` is 16 readable bytes.
+            let control =
+                _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(THREE.as_ptr().cast()) });
+            for (i, x) in [a, b].into_iter().enumerate() {
+                let utf8 = or(
+                    or(_mm256_srli_epi32::<12>(x), s32(0x80_80E0)),
+                    or(
+                        _mm256_and_si256(_mm256_slli_epi32::<2>(x), s32(0x3F00)),
+                        _mm256_and_si256(_mm256_slli_epi32::<16>(x), s32(0x3F_0000)),
+                    ),
+                );
+                let packed = _mm256_shuffle_epi8(utf8, control);
+                store16(&mut dst[24 * i..], low128(packed));
+                store16(&mut dst[24 * i + 12..], high128(packed));
+            }
+            return Some(48);
+        }
+        return Some(encode_bmp(v, k2, dst));
+    }
+    let surrogate = |x: V| _mm256_cmpeq_epi32(_mm256_and_si256(x, s32(0xFFFF_F800)), s32(0xD800));
+    // Values above U+10FFFF (unsigned: the minimum with 0x110000 is it).
+    let bad = |x: V| {
+        let too_large = _mm256_cmpeq_epi32(_mm256_min_epu32(x, s32(0x11_0000)), s32(0x11_0000));
+        _mm256_or_si256(surrogate(x), too_large)
+    };
+    if any_set(or(bad(a), bad(b))) {
+        return None;
+    }
+    // Every value is now at most 0x10FFFF: signed compares are exact.
+    let mut written = 0;
+    for x in [a, b] {
+        let k1 = _mm256_cmpgt_epi32(x, s32(0x7F));
+        let k2 = _mm256_cmpgt_epi32(x, s32(0x7FF));
+        let k3 = _mm256_cmpgt_epi32(x, s32(0xFFFF));
+        let utf8 = utf8_lanes(x, k1, k2, k3);
+        // Per lane, length − 1 in two bits: bit 0 = k1^k2^k3, bit 1 = k2.
+        // Each dword takes its low word from bit 0's mask and its high word
+        // from bit 1's; a shuffle gathers one byte of each word, in order,
+        // to the front of its 128-bit lane: the byte mask's bits 0..8 and
+        // 16..24 are the two lanes' [`COMPACT`] keys.
+        const GATHER: [u8; 16] = [
+            0, 2, 4, 6, 8, 10, 12, 14, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+        ];
+        let length_bits = _mm256_blend_epi16::<0b1010_1010>(xor(xor(k1, k2), k3), k2);
+        // SAFETY: `GATHER` is 16 readable bytes.
+        let gather = unsafe { _mm_loadu_si128(GATHER.as_ptr().cast()) };
+        let gathered = _mm256_shuffle_epi8(length_bits, _mm256_broadcastsi128_si256(gather));
+        let keys = _mm256_movemask_epi8(gathered) as u32;
+        for (key, lane) in [keys & 0xFF, keys >> 16 & 0xFF]
+            .into_iter()
+            .zip([low128(utf8), high128(utf8)])
+        {
+            let (control, count) = (&COMPACT.0[key as usize].0, COMPACT.1[key as usize]);
+            // SAFETY: `control` is 16 readable bytes.
+            let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+            store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+            written += usize::from(count);
+        }
+    }
+    Some(written)
+}
+
+/// 16 values below 0x10000, none a surrogate, as 16-bit words `v` in
+/// order (`k2`: all-ones in the words ≥ 0x800): their UTF-8 bytes, packed
+/// at the start of `dst`; how many there are. Text mixing ASCII with CJK
+/// (or other 3-byte characters).
+///
+/// The bytes are computed 16 words at a time — a character's first byte,
+/// its second and its third, each chosen by its length — then interleaved
+/// into 4-byte slots (`[first, second, third, 0]`), 4 per 128-bit lane, and
+/// each lane packed by a `pshufb` chosen by its four lengths ([`COMPACT`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn encode_bmp(v: V, k2: V, dst: &mut [MaybeUninit<u8>; 64]) -> usize {
+    let s16 = |x: u16| _mm256_set1_epi16(x as i16);
+    let and = _mm256_and_si256;
+    let k1 = _mm256_cmpeq_epi16(_mm256_max_epu16(v, s16(0x80)), v);
+    // RFC 3629 §3: 2 bytes `110yyyyy 10xxxxxx`, 3 bytes `1110zzzz 10yyyyyy
+    // 10xxxxxx`; each byte below fits in the low byte of its word.
+    let last = or(and(v, s16(0x3F)), s16(0x80));
+    let v6 = _mm256_srli_epi16::<6>(v);
+    let middle = or(and(v6, s16(0x3F)), s16(0x80));
+    let lead3 = or(_mm256_srli_epi16::<12>(v), s16(0xE0));
+    let lead2 = or(v6, s16(0xC0));
+    let first = _mm256_blendv_epi8(v, _mm256_blendv_epi8(lead2, lead3, k2), k1);
+    let second = and(_mm256_blendv_epi8(last, middle, k2), k1);
+    let third = and(last, k2);
+    let first_two = or(first, _mm256_slli_epi16::<8>(second));
+    // Slots for words 0..4 and 8..12, and for 4..8 and 12..16.
+    let slots = [
+        _mm256_unpacklo_epi16(first_two, third),
+        _mm256_unpackhi_epi16(first_two, third),
+    ];
+    // Per word, length − 1: bit 0 (k1 but not k2) in its low byte, bit 1
+    // (k2) in its high byte; the byte mask then holds 2 bits per word, in
+    // order: four [`COMPACT`] keys.
+    let length_bits = _mm256_blendv_epi8(xor(k1, k2), k2, s16(0xFF00));
+    let keys = _mm256_movemask_epi8(length_bits) as u32;
+    let lanes = [
+        low128(slots[0]),
+        low128(slots[1]),
+        high128(slots[0]),
+        high128(slots[1]),
+    ];
+    let mut written = 0;
+    for (j, lane) in lanes.into_iter().enumerate() {
+        let key = (keys >> (8 * j) & 0xFF) as usize;
+        let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
+        // SAFETY: `control` is 16 readable bytes.
+        let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+        store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+        written += usize::from(count);
+    }
+    written
+}
+
+/// Each lane's UTF-8 form, first byte lowest, zero past its length (`k1`,
+/// `k2`, `k3`: all-ones in the lanes ≥ 0x80, ≥ 0x800, ≥ 0x10000; every
+/// lane at most 0x10FFFF).
+///
+/// The four 6-bit fields of the value are spread one per byte, most
+/// significant first (`[x>>18, x>>12, x>>6, x] & 0x3F`); a length-`L`
+/// character keeps the last `L` (a right shift by 8·(4 − L)) and gets its
+/// marker bits (`110xxxxx 10xxxxxx`, …) OR'ed in. ASCII lanes are the value.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn utf8_lanes(x: V, k1: V, k2: V, k3: V) -> V {
+    let s32 = |x: u32| _mm256_set1_epi32(x as i32);
+    let and = _mm256_and_si256;
+    let fields = and(
+        or(
+            or(
+                _mm256_slli_epi32::<24>(x),
+                and(_mm256_slli_epi32::<10>(x), s32(0x00FF_0000)),
+            ),
+            or(
+                and(_mm256_srli_epi32::<4>(x), s32(0x0000_FF00)),
+                _mm256_srli_epi32::<18>(x),
+            ),
+        ),
+        s32(0x3F3F_3F3F),
+    );
+    // Shift 16, 8, 0 for length 2, 3, 4 (k3 implies k2: each takes 8 off).
+    let shift = _mm256_sub_epi32(_mm256_sub_epi32(s32(16), and(k2, s32(8))), and(k3, s32(8)));
+    // Markers 0x80C0, 0x8080E0, 0x808080F0: each length's from the last's
+    // by an XOR of the difference.
+    let marks = xor(
+        xor(s32(0x80C0), and(k2, s32(0x80C0 ^ 0x80_80E0))),
+        and(k3, s32(0x80_80E0 ^ 0x8080_80F0)),
+    );
+    let multi = or(_mm256_srlv_epi32(fields, shift), marks);
+    _mm256_blendv_epi8(x, multi, k1)
+}
+
+/// 8 values from the start of `values` (which must hold 8).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load_u32(values: &[u32]) -> V {
+    let values: &[u32; 8] = values[..8].try_into().expect("8 values");
+    // SAFETY: `values` is 8 readable `u32`s = 32 bytes.
+    unsafe { _mm256_loadu_si256(values.as_ptr().cast()) }
+}
+
+/// Up to 8 values from the start of `values`; lanes past its end are zero.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load_u32_masked(values: &[u32]) -> V {
+    if values.len() >= 8 {
+        return load_u32(values);
+    }
+    if values.is_empty() {
+        // No load at all: an empty slice's pointer is dangling (0x4), and a
+        // masked load whose masked-off lanes lie on an unmapped page takes
+        // a microcode assist (measured: 64-byte encodes 0.9 GB/s, not 1.3).
+        return _mm256_setzero_si256();
+    }
+    // All-ones in lanes 0..len (the load's mask is each lane's top bit).
+    let mask = _mm256_cmpgt_epi32(
+        _mm256_set1_epi32(values.len() as i32),
+        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+    );
+    // SAFETY: a masked load reads only the lanes whose mask bit is set
+    // (the others are not accessed and cannot fault): `values[..len]`.
+    unsafe { _mm256_maskload_epi32(values.as_ptr().cast(), mask) }
+}
+
+/// Whether every lane of `v` (as unsigned) is below `limit`, a power of two.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn below(v: V, limit: u32) -> bool {
+    _mm256_testz_si256(v, _mm256_set1_epi32(limit.wrapping_neg() as i32)) == 1
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn any_set(v: V) -> bool {
+    _mm256_testz_si256(v, v) == 0
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn low128(v: V) -> __m128i {
+    _mm256_castsi256_si128(v)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn high128(v: V) -> __m128i {
+    _mm256_extracti128_si256::<1>(v)
+}
+
+/// 32 ASCII values narrowed to bytes, stored at the start of `dst`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store_ascii32(dst: &mut [MaybeUninit<u8>], [a, b, c, d]: [V; 4]) {
+    // Two packs leave each 128-bit lane holding 4 values of each register:
+    // 32-bit groups [a0 b0 c0 d0 | a1 b1 c1 d1]; a permute restores order.
+    let bytes = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+    let bytes = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    let dst: &mut [MaybeUninit<u8>; 32] = (&mut dst[..32]).try_into().expect("32 bytes");
+    // SAFETY: `dst` is 32 writable bytes, the width of the store.
+    unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store16(dst: &mut [MaybeUninit<u8>], v: __m128i) {
+    let dst: &mut [MaybeUninit<u8>; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
+    // SAFETY: `dst` is 16 writable bytes, the width of the store.
+    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
 }

@@ -10,6 +10,7 @@
 //! only calls them after `is_x86_feature_detected!` said the features are
 //! present.
 
+use super::pack::{COMPACT, COMPACT2, SPREAD};
 use super::{fail, fail_after, incomplete_max, repeat, validator};
 use crate::codec::encode::{encode_scalars, EncodeFailure};
 use crate::codec::validate::{is_lone, lone_run};
@@ -1202,65 +1203,6 @@ fn replace_strays<const LOSSY: bool>(lanes: V, non_ascii: u64, g: usize) -> V {
 
 // ---- encoding UTF-32 -----------------------------------------------------
 
-/// For each 4-lane key (2 bits per lane: length − 1), the `pshufb` control
-/// that packs the lanes' UTF-8 bytes to the front, and the byte count.
-const COMPACT: [([u8; 16], u8); 256] = {
-    let mut t = [([0x80u8; 16], 0u8); 256];
-    let mut key = 0;
-    while key < 256 {
-        let mut pos = 0;
-        let mut lane = 0;
-        while lane < 4 {
-            let len = ((key >> (2 * lane)) & 3) + 1;
-            let mut b = 0;
-            while b < len {
-                t[key].0[pos] = (4 * lane + b) as u8;
-                pos += 1;
-                b += 1;
-            }
-            lane += 1;
-        }
-        t[key].1 = pos as u8;
-        key += 1;
-    }
-    t
-};
-
-/// Bits 0..4 of a nibble spread to bits 0, 2, 4, 6.
-const SPREAD: [u8; 16] = {
-    let mut t = [0; 16];
-    let mut n = 0;
-    while n < 16 {
-        t[n] = ((n & 1) | (n & 2) << 1 | (n & 4) << 2 | (n & 8) << 3) as u8;
-        n += 1;
-    }
-    t
-};
-
-/// For each 8-bit key (bit `i`: word `i` holds a 2-byte character), the
-/// `pshufb` control that packs 8 words of [`two_byte_words`] to their UTF-8
-/// bytes: both bytes of a 2-byte character, the low byte of an ASCII one.
-/// The count is `8 + key.count_ones()`.
-const COMPACT2: [[u8; 16]; 256] = {
-    let mut t = [[0x80u8; 16]; 256];
-    let mut key = 0;
-    while key < 256 {
-        let mut pos = 0;
-        let mut word = 0;
-        while word < 8 {
-            t[key][pos] = (2 * word) as u8;
-            pos += 1;
-            if key >> word & 1 == 1 {
-                t[key][pos] = (2 * word + 1) as u8;
-                pos += 1;
-            }
-            word += 1;
-        }
-        key += 1;
-    }
-    t
-};
-
 /// 16 values below 0x800 to 16 words: the UTF-8 bytes, first in the low
 /// byte; an ASCII value's high byte is zero, a 2-byte one's never is (`k1`:
 /// the lanes ≥ 0x80).
@@ -1276,9 +1218,10 @@ fn two_byte_words(x: V, k1: u16) -> __m256i {
 }
 
 /// The encoding loop, expanded inside each encoder (so that the packing
-/// closures, compiled with that encoder's features, inline): `$pack(utf8,
-/// k1, k2, k3, dst)` writes the 16 lanes' UTF-8 bytes, packed, at the start
-/// of `dst` (it may write up to 64 bytes) and returns how many there are;
+/// closures, compiled with that encoder's features, inline): `$pack(x, k1,
+/// k2, k3, dst)` writes the UTF-8 bytes of the 16 values `x` (none ASCII
+/// only: `k1` ≠ 0), packed, at the start of `dst` (it may write up to 64
+/// bytes) and returns how many there are;
 /// `$pack2(x, k1, dst)`, if it can, does the same from the values when none
 /// is ≥ 0x800; and `$run2(blocks, dst)`, if it can, for 64 values below
 /// 0x800 (it may write up to 128 bytes).
@@ -1328,8 +1271,7 @@ macro_rules! encode_loop {
                         written += real;
                     } else {
                         let k3 = _mm512_cmpge_epu32_mask(x, s32(0x1_0000));
-                        let utf8 = utf8_lanes(x, k1, k2, k3);
-                        written += pack(utf8, k1, k2, k3, &mut dst[written..]) - padding;
+                        written += pack(x, k1, k2, k3, &mut dst[written..]) - padding;
                     }
                     at += real;
                     true
@@ -1405,6 +1347,7 @@ macro_rules! encode_loop {
 /// Latin 2.6 → 6.1 GB/s, CJK 5.1 → 7.4 GB/s (of UTF-8 written).
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+    let s32 = |x: u32| _mm512_set1_epi32(x as i32);
     // 16 values below 0x800: their words, each 8 packed by one `pshufb`
     // chosen by which are 2-byte. The counts come from the mask, not from
     // the table: the next store's address then waits on a popcount, not a
@@ -1419,7 +1362,7 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
         for (h, half) in halves.into_iter().enumerate() {
             let key = (k1 >> (8 * h)) as u8;
             // SAFETY: a table row is 16 readable bytes.
-            let control = unsafe { _mm_loadu_si128(COMPACT2[usize::from(key)].as_ptr().cast()) };
+            let control = unsafe { _mm_loadu_si128(COMPACT2[usize::from(key)].0.as_ptr().cast()) };
             store_bytes(&mut dst[written..], _mm_shuffle_epi8(half, control));
             written += 8 + key.count_ones() as usize;
         }
@@ -1439,22 +1382,44 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
         two_byte_run,
         two_byte,
         #[inline(always)]
-        |utf8: V, k1: u16, k2: u16, k3: u16, dst: &mut [MaybeUninit<u8>]| {
-            if k2 == u16::MAX && k3 == 0 {
-                // 16 characters of 3 bytes (CJK text, mostly): one fixed
-                // control drops every lane's fourth byte; 12 bytes per
-                // 16-byte lane, each store overwriting the last one's 4
-                // spare bytes. No table, no count to wait for.
-                const THREE: [u8; N] = repeat([
-                    0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80,
-                ]);
-                let packed = _mm512_shuffle_epi8(utf8, load(&THREE));
-                store_bytes(&mut dst[..], _mm512_castsi512_si128(packed));
-                store_bytes(&mut dst[12..], _mm512_extracti32x4_epi32::<1>(packed));
-                store_bytes(&mut dst[24..], _mm512_extracti32x4_epi32::<2>(packed));
-                store_bytes(&mut dst[36..], _mm512_extracti32x4_epi32::<3>(packed));
-                return 48;
+        |x: V, k1: u16, k2: u16, k3: u16, dst: &mut [MaybeUninit<u8>]| {
+            if k3 == 0 {
+                // No 4-byte character (and no surrogate: the loop checked).
+                // All 3-byte (CJK text, mostly): built in 3 operations and
+                // packed by one fixed control, 12 bytes per 16-byte lane,
+                // each store overwriting the last one's 4 spare bytes — no
+                // table, no count to wait for. Otherwise narrowed to 16-bit
+                // words for the AVX2 kernel's `encode_bmp`, which builds 16
+                // characters' bytes at once (where `utf8_lanes` and four
+                // table packs took longer on Chinese mixed with ASCII).
+                if k2 == u16::MAX {
+                    // `1110xxxx 10xxxxxx 10xxxxxx`: the lead from x >> 12 (with all
+                    // three markers OR'ed in), then x's 6-bit fields placed by two
+                    // shifts and merged under masks (0xCA: a ? b : c, bit by bit).
+                    let lead = _mm512_or_si512(_mm512_srli_epi32::<12>(x), s32(0x80_80E0));
+                    let fields = _mm512_ternarylogic_epi32::<0xCA>(
+                        s32(0x3F00),
+                        _mm512_slli_epi32::<2>(x),
+                        _mm512_slli_epi32::<16>(x),
+                    );
+                    let utf8 = _mm512_ternarylogic_epi32::<0xF8>(lead, fields, s32(0x3F_3F00));
+                    const THREE: [u8; N] = repeat([
+                        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80,
+                    ]);
+                    let packed = _mm512_shuffle_epi8(utf8, load(&THREE));
+                    store_bytes(&mut dst[..], _mm512_castsi512_si128(packed));
+                    store_bytes(&mut dst[12..], _mm512_extracti32x4_epi32::<1>(packed));
+                    store_bytes(&mut dst[24..], _mm512_extracti32x4_epi32::<2>(packed));
+                    store_bytes(&mut dst[36..], _mm512_extracti32x4_epi32::<3>(packed));
+                    return 48;
+                }
+                let v = _mm512_cvtepi32_epi16(x);
+                let k2 = _mm256_cmpeq_epi16(_mm256_max_epu16(v, _mm256_set1_epi16(0x800)), v);
+                let dst: &mut [MaybeUninit<u8>; 64] =
+                    (&mut dst[..64]).try_into().expect("64 bytes");
+                return super::avx2::encode_bmp(v, k2, dst);
             }
+            let utf8 = utf8_lanes(x, k1, k2, k3);
             // Per lane, length − 1 in two bits: bit 0 = k1^k2^k3, bit 1 = k2.
             let low = k1 ^ k2 ^ k3;
             let mut written = 0;
@@ -1462,12 +1427,12 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
                 ($j:literal) => {
                     let key = usize::from(SPREAD[usize::from((low >> (4 * $j)) & 15)])
                         | usize::from(SPREAD[usize::from((k2 >> (4 * $j)) & 15)]) << 1;
-                    let (control, count) = &COMPACT[key];
+                    let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
                     // SAFETY: `control` is 16 readable bytes.
                     let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
                     let lane = _mm512_extracti32x4_epi32::<$j>(utf8);
                     store_bytes(&mut dst[written..], _mm_shuffle_epi8(lane, control));
-                    written += usize::from(*count);
+                    written += usize::from(count);
                 };
             }
             lane!(0);
@@ -1533,7 +1498,8 @@ pub(crate) fn encode_vbmi2(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), Enc
         out,
         two_byte_run,
         two_byte,
-        |utf8: V, _: u16, _: u16, _: u16, dst: &mut [MaybeUninit<u8>]| {
+        |x: V, k1: u16, k2: u16, k3: u16, dst: &mut [MaybeUninit<u8>]| {
+            let utf8 = utf8_lanes(x, k1, k2, k3);
             let keep = _mm512_cmpneq_epi8_mask(utf8, s32(KEEP_LANE));
             let packed = _mm512_maskz_compress_epi8(keep, utf8);
             let dst: &mut [MaybeUninit<u8>; 64] = (&mut dst[..64]).try_into().expect("64 bytes");

@@ -1,6 +1,8 @@
 //! SIMD kernels for x86-64: AVX-512BW (and a VBMI2 variant of its
 //! encoder), AVX2 and SSE4.1; the last two decode well-formed text with
-//! [`shuffle`]'s table of byte shuffles.
+//! [`shuffle`]'s table of byte shuffles. The AVX-512BW and AVX2 encoders
+//! pack each character's bytes with [`pack`]'s shuffle controls (the VBMI2
+//! variant with a byte compress); SSE4.1 encodes with the scalar loop.
 //!
 //! **One algorithm, many ISAs** (the layout of simdutf8's
 //! `implementation/`): [`validator!`] writes the validation loop once, over a
@@ -30,6 +32,7 @@
 
 pub(super) mod avx2;
 pub(super) mod avx512;
+mod pack;
 mod shuffle;
 pub(super) mod sse41;
 

@@ -1,7 +1,7 @@
 //! The SSE4.1 kernel (16-byte registers, SSSE3 shuffles and SSE4.1 `ptest`):
 //! SIMD validation, decoding of well-formed text by [`super::shuffle`]'s
 //! table of byte shuffles; encoding uses the scalar loop, compiled with
-//! SSE4.1 enabled so its ASCII narrowing vectorizes.
+//! SSE4.1 enabled.
 
 use super::{fail, incomplete_max, two_pass_decoder, validator};
 use crate::codec::encode::EncodeFailure;

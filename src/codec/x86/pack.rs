@@ -1,0 +1,73 @@
+//! `pshufb` controls that pack UTF-8 bytes built in fixed-width slots to
+//! the front of a 16-byte register: the encoders' last step before a store,
+//! shared by the AVX-512 and AVX2 kernels (both pack one 128-bit lane at a
+//! time where they have no byte compress).
+
+/// A `pshufb` control, aligned so that loading it never splits a cache
+/// line.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub(super) struct Control(pub(super) [u8; 16]);
+
+/// For each 4-lane key (2 bits per lane: length − 1), the `pshufb` control
+/// that packs the lanes' UTF-8 bytes to the front, and the byte count
+/// (apart: 17-byte rows put a quarter of the controls across two cache
+/// lines).
+pub(super) static COMPACT: ([Control; 256], [u8; 256]) = {
+    let mut controls = [Control([0x80u8; 16]); 256];
+    let mut counts = [0u8; 256];
+    let mut key = 0;
+    while key < 256 {
+        let mut pos = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let len = ((key >> (2 * lane)) & 3) + 1;
+            let mut b = 0;
+            while b < len {
+                controls[key].0[pos] = (4 * lane + b) as u8;
+                pos += 1;
+                b += 1;
+            }
+            lane += 1;
+        }
+        counts[key] = pos as u8;
+        key += 1;
+    }
+    (controls, counts)
+};
+
+/// Bits 0..4 of a nibble spread to bits 0, 2, 4, 6.
+pub(super) const SPREAD: [u8; 16] = {
+    let mut t = [0; 16];
+    let mut n = 0;
+    while n < 16 {
+        t[n] = ((n & 1) | (n & 2) << 1 | (n & 4) << 2 | (n & 8) << 3) as u8;
+        n += 1;
+    }
+    t
+};
+
+/// For each 8-bit key (bit `i`: word `i` holds a 2-byte character), the
+/// `pshufb` control that packs 8 words to their UTF-8 bytes. A word is a
+/// value below 0x800 as UTF-8, first byte low: both bytes are kept for a
+/// 2-byte character, the low byte (the value) for an ASCII one. The count
+/// is `8 + key.count_ones()`.
+pub(super) static COMPACT2: [Control; 256] = {
+    let mut t = [Control([0x80u8; 16]); 256];
+    let mut key = 0;
+    while key < 256 {
+        let mut pos = 0;
+        let mut word = 0;
+        while word < 8 {
+            t[key].0[pos] = (2 * word) as u8;
+            pos += 1;
+            if key >> word & 1 == 1 {
+                t[key].0[pos] = (2 * word + 1) as u8;
+                pos += 1;
+            }
+            word += 1;
+        }
+        key += 1;
+    }
+    t
+};
