@@ -202,9 +202,10 @@ fn masks(block: &[u8; 64]) -> (u64, u64) {
 /// encoder, which reports the exact index.
 ///
 /// Measured against simdutf's AVX2 code on the same CPU (AMD Zen 4, GB/s
-/// of UTF-8 written at 4 KiB, ours/simdutf): ASCII 21.0/14.7, Latin
-/// 5.5/6.3, CJK 8.9/7.5, emoji 3.0/2.0, random mixed 4.5/1.7; the scalar
-/// loop this replaces wrote 6.6, 1.6, 0.5, 0.7 and 0.5.
+/// of UTF-8 written at 4 KiB, ours/simdutf, `reports/performance.md`):
+/// ASCII 21.7/15.0, Latin 5.3/5.9, CJK 6.1/5.6, emoji 3.3/1.7, random
+/// mixed 4.0/1.5; the scalar loop this replaces wrote 6.6, 1.6, 0.5, 0.7
+/// and 0.5.
 #[target_feature(enable = "avx2,popcnt")]
 pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
     // 4 bytes per value, + 64 for the padding of the last block (at most
