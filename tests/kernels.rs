@@ -631,12 +631,6 @@ fn encode_random_blocks_of_every_mix_of_lengths_like_std() {
     // holds (ASCII only, below 0x800, 3-byte only, any): give every block
     // of 8 values a random set of lengths, so each path meets each of its
     // neighbours at every total length around the 16- and 32-value blocks.
-    let ranges = [
-        (0, 0x7F),
-        (0x80, 0x7FF),
-        (0x800, 0xFFFF),
-        (0x10000, 0x10FFFF),
-    ];
     let mut rng = SplitMix64::new(11);
     for kernel in kernels() {
         for round in 0..400 {
@@ -651,10 +645,7 @@ fn encode_random_blocks_of_every_mix_of_lengths_like_std() {
                 if input.len() % 8 == 0 {
                     lengths = 1 + rng.below(15) as usize; // a non-empty subset
                 }
-                let (lo, hi) = ranges[rng.below(4) as usize];
-                let Some(c) = char::from_u32(lo + rng.below(u64::from(hi - lo + 1)) as u32) else {
-                    continue;
-                };
+                let c = random_scalar(&mut rng);
                 if lengths >> (c.len_utf8() - 1) & 1 == 1 {
                     input.push(u32::from(c));
                 }

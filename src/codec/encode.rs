@@ -27,16 +27,18 @@ impl Encoded {
 /// ```
 #[inline]
 pub fn encode_scalar(scalar: u32) -> Result<Encoded, EncodeError> {
-    let tail = |shift: u32| 0x80 | ((scalar >> shift) & 0x3F) as u8;
-    let (bytes, len) = match scalar {
-        0..=0x7F => ([scalar as u8, 0, 0, 0], 1),
-        0x80..=0x7FF => ([0xC0 | (scalar >> 6) as u8, tail(0), 0, 0], 2),
-        0xD800..=0xDFFF => return Err(EncodeError::Surrogate),
-        0x800..=0xFFFF => ([0xE0 | (scalar >> 12) as u8, tail(6), tail(0), 0], 3),
-        0x1_0000..=0x10_FFFF => ([0xF0 | (scalar >> 18) as u8, tail(12), tail(6), tail(0)], 4),
-        _ => return Err(EncodeError::OutOfRange),
+    if let Some(error) = EncodeError::classify(scalar) {
+        return Err(error);
+    }
+    let (word, len) = if scalar < 0x80 {
+        (scalar, 1)
+    } else {
+        multibyte(scalar)
     };
-    Ok(Encoded { bytes, len })
+    Ok(Encoded {
+        bytes: word.to_le_bytes(),
+        len: len as u8,
+    })
 }
 
 /// An encode of many scalars failed at `index`.
@@ -111,8 +113,7 @@ pub(crate) fn encode_scalars(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), E
                 }
                 continue;
             }
-            if scalar > 0x10_FFFF || scalar & 0xFFFF_F800 == 0xD800 {
-                let error = encode_scalar(scalar).expect_err("not a scalar value");
+            if let Some(error) = EncodeError::classify(scalar) {
                 break Some(EncodeFailure {
                     index: c * CHUNK + at,
                     error,

@@ -2,7 +2,7 @@
 //! well-formed text by [`super::shuffle`]'s table of byte shuffles, and
 //! encoding 16 values at a time ([`encode`]).
 
-use super::pack::{COMPACT, COMPACT2};
+use super::pack::{store16, COMPACT, COMPACT2, THREE};
 use super::{fail, incomplete_max, two_pass_decoder, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
@@ -276,15 +276,15 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
 fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize> {
-    let any = or(a, b);
+    // The bits of every value: `below(combined, L)` iff all are below L.
+    let combined = or(a, b);
     let s32 = |x: u32| _mm256_set1_epi32(x as i32);
-    if below(any, 0x800) {
+    if below(combined, 0x800) {
         // Latin text, and ASCII (one path for both, so that mixing them
         // costs no mispredicted branch): each value becomes a word,
         // `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII byte and
-        // a zero. The 16-bit pack interleaves 4-value groups of a and b; a
-        // permute puts the words back in order, a's in the low half.
-        let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b));
+        // a zero.
+        let v = to_words(a, b);
         let s16 = |x: u16| _mm256_set1_epi16(x as i16);
         let lead = _mm256_or_si256(_mm256_srli_epi16::<6>(v), s16(0xC0));
         let tail =
@@ -306,15 +306,13 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         }
         return Some(written);
     }
-    // Surrogates: 0xD800..=0xDFFF, the values whose top 21 bits are
-    // 0xD800 >> 11.
-    if below(any, 0x1_0000) {
-        // No 4-byte character: the values fit in 16 bits, in order.
-        let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b));
+    if below(combined, 0x1_0000) {
+        // No 4-byte character: the values fit in 16 bits.
+        let v = to_words(a, b);
         let s16 = |x: u16| _mm256_set1_epi16(x as i16);
         // Surrogates: 0xD800..=0xDFFF, the values whose top 5 bits are
         // 0xD800 >> 11.
-        if any_set(_mm256_cmpeq_epi16(
+        if any(_mm256_cmpeq_epi16(
             _mm256_and_si256(v, s16(0xF800)),
             s16(0xD800),
         )) {
@@ -328,9 +326,6 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
             // dropping every lane's fourth byte; 12 bytes per 128-bit lane,
             // each store overwriting the last one's 4 spare bytes. No
             // table, no count to wait for.
-            const THREE: [u8; 16] = [
-                0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80,
-            ];
             // SAFETY: `THREE` is 16 readable bytes.
             let control =
                 _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(THREE.as_ptr().cast()) });
@@ -356,7 +351,7 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         let too_large = _mm256_cmpeq_epi32(_mm256_min_epu32(x, s32(0x11_0000)), s32(0x11_0000));
         _mm256_or_si256(surrogate(x), too_large)
     };
-    if any_set(or(bad(a), bad(b))) {
+    if any(or(bad(a), bad(b))) {
         return None;
     }
     // Every value is now at most 0x10FFFF: signed compares are exact.
@@ -494,6 +489,15 @@ fn load_u32(values: &[u32]) -> V {
     unsafe { _mm256_loadu_si256(values.as_ptr().cast()) }
 }
 
+/// 16 values below 0x10000 as 16-bit words, in order: `a`'s in the low
+/// half, `b`'s in the high. The pack interleaves 4-value groups of `a` and
+/// `b`; a permute puts them back in order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn to_words(a: V, b: V) -> V {
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b))
+}
+
 /// Up to 8 values from the start of `values`; lanes past its end are zero.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -526,12 +530,6 @@ fn below(v: V, limit: u32) -> bool {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn any_set(v: V) -> bool {
-    _mm256_testz_si256(v, v) == 0
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
 fn low128(v: V) -> __m128i {
     _mm256_castsi256_si128(v)
 }
@@ -553,12 +551,4 @@ fn store_ascii32(dst: &mut [MaybeUninit<u8>], [a, b, c, d]: [V; 4]) {
     let dst: &mut [MaybeUninit<u8>; 32] = (&mut dst[..32]).try_into().expect("32 bytes");
     // SAFETY: `dst` is 32 writable bytes, the width of the store.
     unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) }
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn store16(dst: &mut [MaybeUninit<u8>], v: __m128i) {
-    let dst: &mut [MaybeUninit<u8>; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
-    // SAFETY: `dst` is 16 writable bytes, the width of the store.
-    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
 }

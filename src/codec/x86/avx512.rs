@@ -10,7 +10,7 @@
 //! only calls them after `is_x86_feature_detected!` said the features are
 //! present.
 
-use super::pack::{COMPACT, COMPACT2, SPREAD};
+use super::pack::{store16, COMPACT, COMPACT2, SPREAD, THREE};
 use super::{fail, fail_after, incomplete_max, repeat, validator};
 use crate::codec::encode::{encode_scalars, EncodeFailure};
 use crate::codec::validate::{is_lone, lone_run};
@@ -1267,7 +1267,7 @@ macro_rules! encode_loop {
                         }
                     }
                     if k1 == 0 {
-                        store_bytes(&mut dst[written..], _mm512_cvtepi32_epi8(x));
+                        store16(&mut dst[written..], _mm512_cvtepi32_epi8(x));
                         written += real;
                     } else {
                         let k3 = _mm512_cmpge_epu32_mask(x, s32(0x1_0000));
@@ -1292,7 +1292,7 @@ macro_rules! encode_loop {
                 let any = _mm512_or_si512(_mm512_ternarylogic_epi32::<0xFE>(a, b, c), d);
                 if _mm512_cmpge_epu32_mask(any, s32(0x80)) == 0 {
                     for (i, v) in [a, b, c, d].into_iter().enumerate() {
-                        store_bytes(&mut dst[written + 16 * i..], _mm512_cvtepi32_epi8(v));
+                        store16(&mut dst[written + 16 * i..], _mm512_cvtepi32_epi8(v));
                     }
                     written += 64;
                     at += 64;
@@ -1365,7 +1365,7 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
             let key = (k1 >> (8 * h)) as u8;
             // SAFETY: a table row is 16 readable bytes.
             let control = unsafe { _mm_loadu_si128(COMPACT2[usize::from(key)].0.as_ptr().cast()) };
-            store_bytes(&mut dst[written..], _mm_shuffle_epi8(half, control));
+            store16(&mut dst[written..], _mm_shuffle_epi8(half, control));
             written += 8 + key.count_ones() as usize;
         }
         Some(written)
@@ -1406,14 +1406,12 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
                         _mm512_slli_epi32::<16>(x),
                     );
                     let utf8 = _mm512_ternarylogic_epi32::<0xF8>(lead, fields, s32(0x3F_3F00));
-                    const THREE: [u8; N] = repeat([
-                        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80,
-                    ]);
-                    let packed = _mm512_shuffle_epi8(utf8, load(&THREE));
-                    store_bytes(&mut dst[..], _mm512_castsi512_si128(packed));
-                    store_bytes(&mut dst[12..], _mm512_extracti32x4_epi32::<1>(packed));
-                    store_bytes(&mut dst[24..], _mm512_extracti32x4_epi32::<2>(packed));
-                    store_bytes(&mut dst[36..], _mm512_extracti32x4_epi32::<3>(packed));
+                    const THREE_X4: [u8; N] = repeat(THREE);
+                    let packed = _mm512_shuffle_epi8(utf8, load(&THREE_X4));
+                    store16(&mut dst[..], _mm512_castsi512_si128(packed));
+                    store16(&mut dst[12..], _mm512_extracti32x4_epi32::<1>(packed));
+                    store16(&mut dst[24..], _mm512_extracti32x4_epi32::<2>(packed));
+                    store16(&mut dst[36..], _mm512_extracti32x4_epi32::<3>(packed));
                     return 48;
                 }
                 let v = _mm512_cvtepi32_epi16(x);
@@ -1434,7 +1432,7 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
                     // SAFETY: `control` is 16 readable bytes.
                     let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
                     let lane = _mm512_extracti32x4_epi32::<$j>(utf8);
-                    store_bytes(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+                    store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
                     written += usize::from(count);
                 };
             }
@@ -1571,12 +1569,4 @@ fn utf8_lanes(x: V, k1: u16, k2: u16, k3: u16) -> V {
     );
     let multi = _mm512_or_si512(_mm512_srlv_epi32(fields, shift), marks);
     _mm512_mask_mov_epi32(x, k1, multi)
-}
-
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn store_bytes(dst: &mut [MaybeUninit<u8>], v: __m128i) {
-    let dst: &mut [MaybeUninit<u8>; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
-    // SAFETY: `dst` is 16 writable bytes, the width of the store.
-    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
 }

@@ -1,7 +1,10 @@
 //! `pshufb` controls that pack UTF-8 bytes built in fixed-width slots to
-//! the front of a 16-byte register: the encoders' last step before a store,
-//! shared by the AVX-512 and AVX2 kernels (both pack one 128-bit lane at a
-//! time where they have no byte compress).
+//! the front of a 16-byte register, and the store that follows: the
+//! encoders' last step, shared by the AVX-512 and AVX2 kernels (both pack
+//! one 128-bit lane at a time where they have no byte compress).
+
+use core::arch::x86_64::{__m128i, _mm_storeu_si128};
+use core::mem::MaybeUninit;
 
 /// A `pshufb` control, aligned so that loading it never splits a cache
 /// line.
@@ -71,3 +74,18 @@ pub(super) static COMPACT2: [Control; 256] = {
     }
     t
 };
+
+/// The control for 4 lanes of 3-byte characters: every lane's fourth
+/// byte dropped, 12 bytes packed to the front.
+pub(super) const THREE: [u8; 16] = [
+    0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80,
+];
+
+/// Stores `v` at the start of `dst` (16 bytes; SSE2, which every x86-64
+/// CPU has).
+#[inline]
+pub(super) fn store16(dst: &mut [MaybeUninit<u8>], v: __m128i) {
+    let dst: &mut [MaybeUninit<u8>; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
+    // SAFETY: `dst` is 16 writable bytes, the width of the store.
+    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
+}
