@@ -488,6 +488,13 @@ fn incomplete_tails_at_every_block_offset() {
 /// A random scalar value, of each UTF-8 length about equally often, from
 /// the crate's seedable generator (so failures replay).
 fn random_scalar(rng: &mut SplitMix64) -> char {
+    random_scalar_of(rng, &[1, 2, 3, 4])
+}
+
+/// A random scalar value whose UTF-8 length is one of `lengths`, each about
+/// equally often.
+fn random_scalar_of(rng: &mut SplitMix64, lengths: &[usize]) -> char {
+    // RFC 3629 §3: the scalar values of each length.
     let ranges = [
         (0, 0x7F),
         (0x80, 0x7FF),
@@ -495,10 +502,42 @@ fn random_scalar(rng: &mut SplitMix64) -> char {
         (0x10000, 0x10FFFF),
     ];
     loop {
-        let (lo, hi) = ranges[rng.below(4) as usize];
+        let length = lengths[rng.below(lengths.len() as u64) as usize];
+        let (lo, hi) = ranges[length - 1];
         if let Some(c) = char::from_u32(lo + rng.below(u64::from(hi - lo + 1)) as u32) {
             return c;
         }
+    }
+}
+
+#[test]
+fn random_text_of_every_mix_of_lengths_with_sparse_errors_matches_std() {
+    // The SIMD decoders pick a path per block and per 16 bytes by which
+    // lengths occur there (ASCII, 1–2, 1–3, only 3, any): text drawn from
+    // each set of lengths keeps each path busy, whole blocks of it, and the
+    // corrupted copies put errors inside such blocks.
+    let mixes: Vec<Vec<usize>> = (1..16usize)
+        .map(|set| (1..=4).filter(|l| set >> (l - 1) & 1 == 1).collect())
+        .collect();
+    for kernel in kernels() {
+        mixes.par_iter().enumerate().for_each(|(m, lengths)| {
+            let mut rng = SplitMix64::new(0x5EED_1E57 ^ m as u64);
+            for _ in 0..60 {
+                let chars = rng.below(1200) as usize;
+                let text: String = (0..chars)
+                    .map(|_| random_scalar_of(&mut rng, lengths))
+                    .collect();
+                let mut bytes = text.into_bytes();
+                check(kernel, &bytes);
+                for _ in 0..rng.below(4) + 1 {
+                    if !bytes.is_empty() {
+                        let at = rng.below(bytes.len() as u64) as usize;
+                        bytes[at] = rng.next_u64() as u8;
+                    }
+                }
+                check(kernel, &bytes);
+            }
+        });
     }
 }
 

@@ -13,12 +13,13 @@
 //! * `decode` — the scalar decoder of well-formed text (a `&str`);
 //! * `lookup` — Keiser & Lemire's nibble tables, derived from §4;
 //! * `x86` — the SIMD kernels (AVX-512BW and its VBMI2 variant, AVX2,
-//!   SSE4.1; the last two decode with a table of byte shuffles, and all
-//!   but SSE4.1 encode with SIMD).
+//!   SSE4.1; the last two decode with byte shuffles, and all but SSE4.1
+//!   encode with SIMD).
 //!
 //! **Kernels.** Each [`Kernel`] is one instruction set's validator, decoder
-//! (checked: validate and decode in one pass where it can; the two-pass
-//! form elsewhere), decoder of well-formed text and encoder, and — for
+//! (checked: validate and decode in one pass on the SIMD kernels; the
+//! scalar one validates, then decodes), decoder of well-formed text and
+//! encoder, and — for
 //! AVX-512 — one-pass lossy decoders to UTF-8 and UTF-32. Everything else
 //! is written once on top of those: the streaming decoder, and lossy
 //! decoding on the kernels without their own, run the

@@ -3,11 +3,12 @@
 //! table of byte shuffles; encoding uses the scalar loop, compiled with
 //! SSE4.1 enabled.
 
-use super::{fail, incomplete_max, two_pass_decoder, validator};
+use super::{fail, fused_decoder, incomplete_max, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
 use crate::outcome::Utf8Error;
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
 /// Block width in bytes.
 const N: usize = 16;
@@ -15,9 +16,12 @@ const N: usize = 16;
 const INCOMPLETE_MAX: [u8; N] = incomplete_max::<N>();
 type V = __m128i;
 
-/// Whether this CPU can run the kernel.
+/// Whether this CPU can run the kernel (`popcnt` counts the characters of
+/// a decoding step; every CPU with SSE4.1 but a few early ones has it).
 pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("ssse3") && is_x86_feature_detected!("sse4.1")
+    is_x86_feature_detected!("ssse3")
+        && is_x86_feature_detected!("sse4.1")
+        && is_x86_feature_detected!("popcnt")
 }
 
 #[target_feature(enable = "ssse3,sse4.1")]
@@ -133,40 +137,44 @@ fn incomplete(v: V) -> bool {
 }
 
 validator!("ssse3,sse4.1");
-two_pass_decoder!("ssse3,sse4.1");
+fused_decoder!("ssse3,sse4.1,popcnt");
 
-/// Decodes well-formed text with [`super::shuffle`]'s steps; blocks of
-/// ASCII are widened 16 bytes at a time, as its ASCII runs are.
-#[target_feature(enable = "ssse3,sse4.1")]
-pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
-    super::shuffle::decode_valid(
-        text,
-        out,
-        |block| masks(block),
-        |block, lanes| {
-            for (sixteen, lanes) in block.chunks_exact(N).zip(lanes.chunks_exact_mut(N)) {
-                super::shuffle::widen16(
-                    load(sixteen.try_into().expect("N bytes")),
-                    lanes.try_into().expect("N lanes"),
-                );
-            }
-        },
-    );
-}
+use super::shuffle::{bmp16, bmp16 as window16};
 
-/// A 64-byte block's non-ASCII bytes and character starts (every byte but
-/// a continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65).
+/// No `window16` for 4-byte characters: they take [`super::shuffle`]'s
+/// table steps.
+const ALL_LENGTHS: bool = false;
+
+/// 64 ASCII bytes to 64 code points, 16 bytes at a time, as the step loop
+/// widens its ASCII runs.
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
-fn masks(block: &[u8; 64]) -> (u64, u64) {
-    let (mut non_ascii, mut starts) = (0, 0);
+fn widen64(block: &[u8; 64], lanes: &mut [MaybeUninit<u32>; 64]) {
+    for (sixteen, lanes) in block.chunks_exact(N).zip(lanes.chunks_exact_mut(N)) {
+        super::shuffle::widen16(
+            load(sixteen.try_into().expect("N bytes")),
+            lanes.try_into().expect("N lanes"),
+        );
+    }
+}
+
+/// A 64-byte block's non-ASCII bytes, character starts (every byte but a
+/// continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65) and leads
+/// of 4-byte characters (0xF0..=0xFF: as signed bytes, > −17 and not
+/// ASCII).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut non_ascii, mut starts, mut long) = (0, 0, 0);
     for (q, quarter) in block.chunks_exact(N).enumerate() {
         let v = load(quarter.try_into().expect("N bytes"));
         let bits = |v: V| _mm_movemask_epi8(v) as u16 as u64;
+        let above = |floor: i8| bits(_mm_cmpgt_epi8(v, _mm_set1_epi8(floor)));
         non_ascii |= bits(v) << (16 * q);
-        starts |= bits(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65))) << (16 * q);
+        starts |= above(-65) << (16 * q);
+        long |= above(-17) << (16 * q);
     }
-    (non_ascii, starts)
+    (non_ascii, starts, long & non_ascii)
 }
 
 /// The scalar encoder, compiled with SSE4.1.
