@@ -17,10 +17,15 @@ const N: usize = 32;
 const INCOMPLETE_MAX: [u8; N] = incomplete_max::<N>();
 type V = __m256i;
 
-/// Whether this CPU can run the kernel (`popcnt` counts the characters of
-/// a decoding step; every CPU with AVX2 has it).
+/// Whether this CPU can run the kernel: AVX2, and what the decoder's step
+/// arithmetic uses (`popcnt` counts characters, BMI1's `tzcnt` finds the
+/// next start, BMI2's `shrx` shifts the masks); every CPU with AVX2 has
+/// them all.
 pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")
+    is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("popcnt")
+        && is_x86_feature_detected!("bmi1")
+        && is_x86_feature_detected!("bmi2")
 }
 
 #[target_feature(enable = "avx2")]
