@@ -19,8 +19,8 @@ type V = __m256i;
 
 /// Whether this CPU can run the kernel: AVX2, and what the decoder's step
 /// arithmetic uses (`popcnt` counts characters, BMI1's `tzcnt` finds the
-/// next start, BMI2's `shrx` shifts the masks); every CPU with AVX2 has
-/// them all.
+/// next start, BMI2's `shrx` shifts the masks); Intel's and AMD's CPUs
+/// with AVX2 have them all.
 pub(crate) fn available() -> bool {
     is_x86_feature_detected!("avx2")
         && is_x86_feature_detected!("popcnt")
