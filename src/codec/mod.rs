@@ -488,8 +488,9 @@ pub static KERNELS: &[Kernel] = &[
     },
 ];
 
-/// The kernel in use: `UTF8CONFORM_KERNEL` if set (it must name an available
-/// kernel), otherwise the first available one in [`KERNELS`].
+/// The kernel in use: `UTF8CONFORM_KERNEL` if set and not empty (it must
+/// name an available kernel), otherwise the first available one in
+/// [`KERNELS`].
 ///
 /// # Panics
 /// If `UTF8CONFORM_KERNEL` names a kernel that is unknown or unavailable:
@@ -504,12 +505,23 @@ pub fn active_kernel() -> &'static Kernel {
 pub(crate) fn active() -> Ready {
     static ACTIVE: OnceLock<Ready> = OnceLock::new();
     *ACTIVE.get_or_init(|| match std::env::var("UTF8CONFORM_KERNEL") {
-        Ok(name) => KERNELS
+        // Set but empty (`UTF8CONFORM_KERNEL= cmd`) counts as unset.
+        Ok(name) if !name.is_empty() => KERNELS
             .iter()
             .find(|k| k.name == name && (k.available)())
             .map(Ready::new)
-            .unwrap_or_else(|| panic!("UTF8CONFORM_KERNEL={name}: no such kernel available")),
-        Err(_) => KERNELS
+            .unwrap_or_else(|| {
+                let here: Vec<&str> = KERNELS
+                    .iter()
+                    .filter(|k| (k.available)())
+                    .map(|k| k.name)
+                    .collect();
+                panic!(
+                    "UTF8CONFORM_KERNEL={name}: no such kernel available (this CPU runs: {})",
+                    here.join(", ")
+                )
+            }),
+        _ => KERNELS
             .iter()
             .find(|k| (k.available)())
             .map(Ready::new)

@@ -1,8 +1,9 @@
 //! SIMD kernels for x86-64: AVX-512BW (and a VBMI2 variant of its
 //! encoder), AVX2 and SSE4.1; the last two decode with [`shuffle`]'s loop
-//! of byte shuffles, each block checked as it goes ([`fused_decoder!`]). The AVX-512BW and AVX2 encoders
-//! pack each character's bytes with [`pack`]'s shuffle controls (the VBMI2
-//! variant with a byte compress); SSE4.1 encodes with the scalar loop.
+//! of byte shuffles, each block checked as it goes ([`fused_decoder!`]).
+//! The AVX-512BW and AVX2 encoders pack each character's bytes with
+//! [`pack`]'s shuffle controls (the VBMI2 variant with a byte compress);
+//! SSE4.1 encodes with the scalar loop.
 //!
 //! **One algorithm, many ISAs** (the layout of simdutf8's
 //! `implementation/`): [`validator!`] writes the validation loop once, over a
@@ -67,10 +68,11 @@ const fn incomplete_max<const W: usize>() -> [u8; W] {
 /// block that fails (or the last, short block) on, `validate_inner` finds
 /// the exact error and `decode_valid` decodes what lies before it. Expects
 /// in scope `N`, `load`, `or`, `zero`, `any`, `errors` and `validate_inner`
-/// (from [`validator!`]), `masks` (a block's non-ASCII bytes and character
-/// starts), `widen64` (64 ASCII bytes to 64 code points), `bmp16` (the 1-
-/// to 3-byte characters that start in 16 bytes, as [`shuffle::bmp16`]),
-/// `window16` (the same for any length, if `ALL_LENGTHS`).
+/// (from [`validator!`]), `masks` (a block's non-ASCII bytes, character
+/// starts and 4-byte leads), `widen64` (64 ASCII bytes to 64 code points),
+/// `bmp16` (the 1- to 3-byte characters that start in 16 bytes, as
+/// [`shuffle::bmp16`]), and `window16` and `ALL_LENGTHS` (the same for
+/// characters of any length, if the kernel has it).
 ///
 /// Why not validate the whole input, then decode it: on ASCII, decoding
 /// *is* widening, and a separate validation pass cost a third on top of it

@@ -1,8 +1,9 @@
 //! The SSE4.1 kernel (16-byte registers, SSSE3 shuffles and SSE4.1 `ptest`):
-//! SIMD validation, decoding of well-formed text by [`super::shuffle`]'s
-//! table of byte shuffles; encoding uses the scalar loop, compiled with
-//! SSE4.1 enabled.
+//! SIMD validation, decoding by [`super::shuffle`]'s loop (16 bytes of 1-
+//! to 3-byte characters at a time, 4-byte ones by its table steps);
+//! encoding uses the scalar loop, compiled with SSE4.1 enabled.
 
+use super::shuffle::{bmp16, bmp16 as window16};
 use super::{fail, fused_decoder, incomplete_max, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
@@ -139,8 +140,6 @@ fn incomplete(v: V) -> bool {
 validator!("ssse3,sse4.1");
 fused_decoder!("ssse3,sse4.1,popcnt");
 
-use super::shuffle::{bmp16, bmp16 as window16};
-
 /// No `window16` for 4-byte characters: they take [`super::shuffle`]'s
 /// table steps.
 const ALL_LENGTHS: bool = false;
@@ -165,16 +164,16 @@ fn widen64(block: &[u8; 64], lanes: &mut [MaybeUninit<u32>; 64]) {
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
 fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    let (mut non_ascii, mut starts, mut long) = (0, 0, 0);
+    let (mut non_ascii, mut starts, mut four) = (0, 0, 0);
     for (q, quarter) in block.chunks_exact(N).enumerate() {
         let v = load(quarter.try_into().expect("N bytes"));
         let bits = |v: V| _mm_movemask_epi8(v) as u16 as u64;
         let above = |floor: i8| bits(_mm_cmpgt_epi8(v, _mm_set1_epi8(floor)));
         non_ascii |= bits(v) << (16 * q);
         starts |= above(-65) << (16 * q);
-        long |= above(-17) << (16 * q);
+        four |= above(-17) << (16 * q);
     }
-    (non_ascii, starts, long & non_ascii)
+    (non_ascii, starts, four & non_ascii)
 }
 
 /// The scalar encoder, compiled with SSE4.1.
