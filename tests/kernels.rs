@@ -491,6 +491,12 @@ fn random_scalar(rng: &mut SplitMix64) -> char {
     random_scalar_of(rng, &[1, 2, 3, 4])
 }
 
+/// The UTF-8 lengths in `set`, a non-empty subset of 1..=4 (bit `l - 1`
+/// for length `l`).
+fn lengths_in(set: usize) -> Vec<usize> {
+    (1..=4).filter(|l| set >> (l - 1) & 1 == 1).collect()
+}
+
 /// A random scalar value whose UTF-8 length is one of `lengths`, each about
 /// equally often.
 fn random_scalar_of(rng: &mut SplitMix64, lengths: &[usize]) -> char {
@@ -516,9 +522,7 @@ fn random_text_of_every_mix_of_lengths_with_sparse_errors_matches_std() {
     // lengths occur there (ASCII, 1–2, 1–3, only 3, any): text drawn from
     // each set of lengths keeps each path busy, whole blocks of it, and the
     // corrupted copies put errors inside such blocks.
-    let mixes: Vec<Vec<usize>> = (1..16usize)
-        .map(|set| (1..=4).filter(|l| set >> (l - 1) & 1 == 1).collect())
-        .collect();
+    let mixes: Vec<Vec<usize>> = (1..16).map(lengths_in).collect();
     for kernel in kernels() {
         mixes.par_iter().enumerate().for_each(|(m, lengths)| {
             let mut rng = SplitMix64::new(0x5EED_1E57 ^ m as u64);
@@ -679,15 +683,12 @@ fn encode_random_blocks_of_every_mix_of_lengths_like_std() {
                 rng.below(300) as usize
             };
             let mut input = Vec::with_capacity(len);
-            let mut lengths = 0;
+            let mut lengths = Vec::new();
             while input.len() < len {
                 if input.len() % 8 == 0 {
-                    lengths = 1 + rng.below(15) as usize; // a non-empty subset
+                    lengths = lengths_in(1 + rng.below(15) as usize);
                 }
-                let c = random_scalar(&mut rng);
-                if lengths >> (c.len_utf8() - 1) & 1 == 1 {
-                    input.push(u32::from(c));
-                }
+                input.push(u32::from(random_scalar_of(&mut rng, &lengths)));
             }
             let expected: String = input.iter().map(|&u| char::from_u32(u).unwrap()).collect();
             assert_eq!(

@@ -228,14 +228,7 @@ static PACK32: [[u8; 8]; 256] = {
     let mut out = [[0; 8]; 256];
     let mut mask = 0;
     while mask < 256 {
-        let (mut lane, mut kept) = (0, 0);
-        while lane < 8 {
-            if mask >> lane & 1 == 1 {
-                out[mask][kept] = lane as u8;
-                kept += 1;
-            }
-            lane += 1;
-        }
+        out[mask] = super::set_bits(mask);
         mask += 1;
     }
     out
@@ -273,15 +266,10 @@ fn window16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> us
         out
     }
     const GATHER: [[u8; 32]; 2] = [gather(0), gather(3)];
-    /// Per high nibble of a lead: its payload mask (in the top byte, where
-    /// the nibble is looked up).
-    const LEAD_MASK: [u8; 16] = [
-        0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0, 0, 0, 0, 0x1F, 0x1F, 0x0F, 0x07,
-    ];
-    /// Per high nibble of a lead: 6·(4 − length).
-    const SHIFT: [u8; 16] = [18, 18, 18, 18, 18, 18, 18, 18, 0, 0, 0, 0, 12, 12, 6, 0];
-    const LEAD_MASKS: [u8; 32] = super::repeat::<32>(LEAD_MASK);
-    const SHIFTS: [u8; 32] = super::repeat::<32>(SHIFT);
+    // Looked up by the lead's high nibble, in the top byte: its payload
+    // mask, and the shift that drops the bytes it does not have.
+    const LEAD_MASKS: [u8; 32] = super::repeat::<32>(super::PAYLOAD);
+    const SHIFTS: [u8; 32] = super::repeat::<32>(super::LENGTH_SHIFT);
     let table = |t: &[u8; 32]| load(t);
     let lanes = &mut lanes[..16];
     let mut written = 0;

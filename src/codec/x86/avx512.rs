@@ -208,37 +208,25 @@ fn widen(v: V, g: usize) -> V {
     _mm512_cvtepu8_epi32(lane)
 }
 
-/// Per lead nibble: the lead's payload mask in the top byte, 0x3F (the
-/// payload of a continuation) in the three below.
+/// Per lead nibble: the lead's payload mask ([`PAYLOAD`](super::PAYLOAD))
+/// in the top byte, 0x3F (the payload of a continuation) in the three
+/// below; and how far to shift the assembly right
+/// ([`LENGTH_SHIFT`](super::LENGTH_SHIFT)). As 32-bit lanes, for
+/// `vpermd`.
 const LEAD_MASKS: [u32; 16] = {
     let mut t = [0; 16];
     let mut n = 0;
     while n < 16 {
-        let lead: u32 = match n {
-            0..=7 => 0x7F,   // 0xxxxxxx
-            12 | 13 => 0x1F, // 110xxxxx
-            14 => 0x0F,      // 1110xxxx
-            15 => 0x07,      // 11110xxx
-            _ => 0,          // a continuation: never a lead, never kept
-        };
-        t[n] = lead << 24 | 0x003F_3F3F;
+        t[n] = (super::PAYLOAD[n] as u32) << 24 | 0x003F_3F3F;
         n += 1;
     }
     t
 };
-
-/// Per lead nibble: how far to shift the 24-bit assembly right, 6 bits per
-/// byte the character does not have (4 − length).
 const LEAD_SHIFTS: [u32; 16] = {
     let mut t = [0; 16];
     let mut n = 0;
     while n < 16 {
-        t[n] = match n {
-            0..=7 => 18,
-            12 | 13 => 12,
-            14 => 6,
-            _ => 0,
-        };
+        t[n] = super::LENGTH_SHIFT[n] as u32;
         n += 1;
     }
     t
@@ -335,9 +323,6 @@ macro_rules! decode_block {
     }};
 }
 
-/// Every third bit, from bit 0.
-const EVERY_THIRD: u64 = 0x9249_2492_4924_9249;
-
 /// If the 64-byte `block` is 3-byte characters only (CJK text), given that
 /// the check passed: where the first starts (0, 1 or 2). Its `leads` are
 /// then every third byte, and its last lead a 3-byte one; that lead's
@@ -345,6 +330,7 @@ const EVERY_THIRD: u64 = 0x9249_2492_4924_9249;
 /// what it starts: an ASCII byte, or a lead of any length).
 #[inline]
 fn three_byte_phase(block: &[u8], leads: u64) -> Option<usize> {
+    use super::shuffle::EVERY_THIRD;
     let phase = leads.trailing_zeros() as usize;
     (phase < 3
         && leads == EVERY_THIRD << phase

@@ -49,6 +49,35 @@ const fn repeat<const W: usize>(table: [u8; 16]) -> [u8; W] {
     out
 }
 
+/// Per high nibble, the payload bits of a byte with that nibble (RFC 3629
+/// §3's `x` bits): ASCII 0x7F, continuation 0x3F, 2-, 3-, 4-byte lead
+/// 0x1F, 0x0F, 0x07. (0 & 0x7F keeps the zero bytes of a lane's unused
+/// positions zero.)
+const PAYLOAD: [u8; 16] = [
+    0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x3F, 0x3F, 0x3F, 0x3F, 0x1F, 0x1F, 0x0F, 0x07,
+];
+
+/// Per high nibble of a lead, 6·(4 − length): how far right to shift the
+/// assembly of a lead and the next three bytes, `b0·2¹⁸ + b1·2¹² + b2·2⁶ +
+/// b3`, to drop the bytes the character does not have. (0 for a
+/// continuation: it starts nothing, and its lane is never kept.)
+const LENGTH_SHIFT: [u8; 16] = [18, 18, 18, 18, 18, 18, 18, 18, 0, 0, 0, 0, 12, 12, 6, 0];
+
+/// The positions of the set bits of the 8-bit `mask`, in order, then
+/// zeros: the packing controls of the decoders without a compress
+/// instruction are built from them.
+const fn set_bits(mask: usize) -> [u8; 8] {
+    let (mut out, mut kept, mut bit) = ([0; 8], 0, 0);
+    while bit < 8 {
+        if mask >> bit & 1 == 1 {
+            out[kept] = bit as u8;
+            kept += 1;
+        }
+        bit += 1;
+    }
+    out
+}
+
 /// For every byte position `i` of the last block, the largest byte that
 /// does *not* start a character still open at the block's end: a lead at
 /// `N-1` (≥ 0xC0), `N-2` (≥ 0xE0) or `N-3` (≥ 0xF0) needs bytes from the

@@ -38,6 +38,7 @@
 //! joins the pairs (`w0 + 4096·w1`): the scalar value, `b0 | b1 << 6 | b2
 //! << 12 | b3 << 18`.
 
+use super::{set_bits, PAYLOAD};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -122,13 +123,6 @@ const fn steps() -> [Step; 4096] {
     out
 }
 
-/// Per high nibble, the payload bits of a byte with that nibble: ASCII
-/// 0x7F, continuation 0x3F, 2-, 3-, 4-byte lead 0x1F, 0x0F, 0x07 (and 0 for
-/// the zero bytes of unused lane positions, whose nibble is 0: 0 & 0x7F).
-const PAYLOAD: [u8; 16] = [
-    0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x3F, 0x3F, 0x3F, 0x3F, 0x1F, 0x1F, 0x0F, 0x07,
-];
-
 /// The scalar values of the characters a step gathered into `lanes`.
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
@@ -143,22 +137,17 @@ fn scalars(lanes: __m128i) -> __m128i {
     _mm_madd_epi16(pairs, _mm_set1_epi32(0x1000_0001))
 }
 
+/// Every third bit, from bit 0: the start mask of 3-byte characters only.
+pub(super) const EVERY_THIRD: u64 = 0x9249_2492_4924_9249;
+
 /// Bits 0, 3, …, 24 of the 25 bits of [`EIGHT_THREES_SPAN`]: the start
 /// mask of eight 3-byte characters and the character after them.
-pub(super) const EIGHT_THREES: u64 = 0x124_9249;
-pub(super) const EIGHT_THREES_SPAN: u64 = 0x1FF_FFFF;
+pub(super) const EIGHT_THREES_SPAN: u64 = (1 << 25) - 1;
+pub(super) const EIGHT_THREES: u64 = EVERY_THIRD & EIGHT_THREES_SPAN;
 
 /// Bits 0, 3, …, 60: the start mask of a block that begins with twenty
 /// 3-byte characters (and a character after them).
-pub(super) const TWENTY_THREES: u64 = {
-    let mut mask = 0;
-    let mut i = 0;
-    while i <= 60 {
-        mask |= 1 << i;
-        i += 3;
-    }
-    mask
-};
+pub(super) const TWENTY_THREES: u64 = EVERY_THIRD & ((1 << 61) - 1);
 
 /// Stores the four 3-byte characters that are the first 12 bytes of
 /// `window` as code points: [`scalars`] with a fixed control and fixed
@@ -346,14 +335,12 @@ pub(super) static WORDS: [Step; 256] = {
     }; 256];
     let mut mask = 0;
     while mask < 256 {
-        let (mut word, mut kept) = (0, 0);
-        while word < 8 {
-            if mask >> word & 1 == 1 {
-                out[mask].shuffle[2 * kept] = 2 * word as u8;
-                out[mask].shuffle[2 * kept + 1] = 2 * word as u8 + 1;
-                kept += 1;
-            }
-            word += 1;
+        let words = set_bits(mask);
+        let mut kept = 0;
+        while kept < (mask as u8).count_ones() as usize {
+            out[mask].shuffle[2 * kept] = 2 * words[kept];
+            out[mask].shuffle[2 * kept + 1] = 2 * words[kept] + 1;
+            kept += 1;
         }
         mask += 1;
     }
