@@ -127,6 +127,9 @@ impl Verdict {
     const OK: u64 = u64::MAX;
     const POSITION: u64 = (1 << 56) - 1;
 
+    /// The verdict on well-formed input.
+    pub(crate) const WELL_FORMED: Verdict = Verdict(Verdict::OK);
+
     #[inline]
     pub(crate) fn pack(result: Result<(), Utf8Error>) -> Verdict {
         match result {
@@ -171,7 +174,7 @@ impl Verdict {
     }
 
     #[inline]
-    fn unpack(self) -> Result<(), Utf8Error> {
+    pub(crate) fn unpack(self) -> Result<(), Utf8Error> {
         if self.is_ok() {
             return Ok(());
         }

@@ -4,7 +4,7 @@
 //! ([`encode`]).
 
 use super::pack::{store16, COMPACT, COMPACT2, THREE};
-use super::{fail, fused_decoder, incomplete_max, validator};
+use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
 use crate::outcome::Utf8Error;
@@ -39,9 +39,23 @@ fn load(block: &[u8; N]) -> V {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn load_tail(tail: &[u8]) -> V {
-    let mut padded = [0u8; N];
-    padded[..tail.len()].copy_from_slice(tail);
-    load(&padded)
+    debug_assert!(tail.len() < N);
+    // A whole 16-byte load for the first half if the tail fills it, the
+    // rest from `tail_words`'s overlapping loads: zero-padded, as a load
+    // of a padded copy would be, without the copy.
+    let (low, rest) = match tail.split_first_chunk::<16>() {
+        // SAFETY: `low` is 16 readable bytes, the width of the load;
+        // `loadu` has no alignment requirement.
+        Some((low, rest)) => (unsafe { _mm_loadu_si128(low.as_ptr().cast()) }, rest),
+        None => (_mm_setzero_si128(), tail),
+    };
+    let [lo, hi] = tail_words(rest);
+    let rest = _mm_set_epi64x(hi as i64, lo as i64);
+    if tail.len() >= 16 {
+        _mm256_set_m128i(rest, low)
+    } else {
+        _mm256_set_m128i(low, rest)
+    }
 }
 
 #[target_feature(enable = "avx2")]

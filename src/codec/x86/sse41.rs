@@ -4,7 +4,7 @@
 //! encoding uses the scalar loop, compiled with SSE4.1 enabled.
 
 use super::shuffle::{bmp16, bmp16 as window16};
-use super::{fail, fused_decoder, incomplete_max, validator};
+use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
 use crate::codec::encode::EncodeFailure;
 use crate::codec::Verdict;
 use crate::outcome::Utf8Error;
@@ -36,9 +36,10 @@ fn load(block: &[u8; N]) -> V {
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
 fn load_tail(tail: &[u8]) -> V {
-    let mut padded = [0u8; N];
-    padded[..tail.len()].copy_from_slice(tail);
-    load(&padded)
+    debug_assert!(tail.len() < N);
+    // Zero-padded, as a load of a padded copy would be, without the copy.
+    let [lo, hi] = tail_words(tail);
+    _mm_set_epi64x(hi as i64, lo as i64)
 }
 
 #[target_feature(enable = "ssse3,sse4.1")]
