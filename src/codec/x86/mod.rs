@@ -243,6 +243,24 @@ macro_rules! validator {
         fn validate_few(bytes: &[u8]) -> Verdict {
             const OK: Verdict = Verdict::WELL_FORMED;
             let len = bytes.len();
+            if len <= N {
+                // One block at most: straight-line code, no loop (AVX-512,
+                // 64 bytes: 10% faster than the loop below).
+                let input = match bytes.try_into() {
+                    Ok(block) => load(block),
+                    Err(_) => load_tail(bytes),
+                };
+                if is_ascii(input) {
+                    return OK;
+                }
+                if let Some(first) = first(errors(input, zero())) {
+                    return Verdict::pack(Err(fail(bytes, first.min(len))));
+                }
+                if len == N && incomplete(input) {
+                    return Verdict::pack(Err(fail(bytes, N)));
+                }
+                return OK;
+            }
             // Leading ASCII blocks need no check, and leave nothing open. A
             // loop of their own: the checking loop's tables, loaded before
             // it, are then loaded only if there is something to check.
