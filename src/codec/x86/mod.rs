@@ -264,25 +264,29 @@ macro_rules! validator {
             // Leading ASCII blocks need no check, and leave nothing open. A
             // loop of their own: the checking loop's tables, loaded before
             // it, are then loaded only if there is something to check.
-            // (`rest` shrinks, rather than an index growing, so that no
-            // bound needs an overflow test.)
+            // `input` is the block at `at` (the zero-padded rest, past the
+            // last whole block); `rest`, the bytes after it. (Slices split
+            // off `rest`, rather than ranges of an index, need no overflow
+            // test.)
+            let mut at = 0;
             let mut rest = bytes;
             let mut input = loop {
                 match rest.split_first_chunk::<N>() {
                     Some((block, after)) => {
+                        rest = after;
                         let input = load(block);
                         if !is_ascii(input) {
                             break input;
                         }
-                        rest = after;
+                        at += N;
                     }
                     None if rest.is_empty() => return OK,
                     None => {
-                        // The rest, zero-padded.
                         let input = load_tail(rest);
                         if is_ascii(input) {
                             return OK;
                         }
+                        rest = &[];
                         break input;
                     }
                 }
@@ -293,29 +297,28 @@ macro_rules! validator {
                 if let Some(first) = first(errors(input, prev)) {
                     // In the padded rest, the flag may sit in the padding
                     // (an unfinished character): look back from the end.
-                    let at = len - rest.len() + first;
-                    return Verdict::pack(Err(fail(bytes, at.min(len))));
+                    return Verdict::pack(Err(fail(bytes, (at + first).min(len))));
                 }
                 prev = input;
+                at += N;
                 input = match rest.split_first_chunk::<N>() {
-                    Some((_, after)) => match after.split_first_chunk::<N>() {
-                        Some((block, _)) => {
-                            rest = after;
-                            load(block)
-                        }
-                        // The input ends with a whole block: is a
-                        // character still open?
-                        None if after.is_empty() => {
-                            return match incomplete(prev) {
-                                true => Verdict::pack(Err(fail(bytes, len))),
-                                false => OK,
-                            }
-                        }
-                        None => {
-                            rest = after;
-                            load_tail(after)
-                        }
-                    },
+                    Some((block, after)) => {
+                        rest = after;
+                        load(block)
+                    }
+                    None if !rest.is_empty() => {
+                        let input = load_tail(rest);
+                        rest = &[];
+                        input
+                    }
+                    // The input ends with a whole block: is a character
+                    // still open?
+                    None if at == len => {
+                        return match incomplete(prev) {
+                            true => Verdict::pack(Err(fail(bytes, len))),
+                            false => OK,
+                        };
+                    }
                     // That was the padded rest: its zeros already told
                     // whether a character is left open.
                     None => return OK,
