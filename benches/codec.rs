@@ -236,15 +236,91 @@ fn record_run() {
     let _ = std::fs::write(dir.join("codec-meta.json"), format!("{meta}\n"));
 }
 
-/// Every group measures its contenders twice, in turn (A B C, then A B C
-/// again), and the report keeps each one's faster round. The machine is a
+/// Every group measures its contenders three times, in turn (A B C, A B C,
+/// A B C), and the report keeps each one's fastest sample. The machine is a
 /// shared VM whose speed shifts from second to second (the same 64-byte
-/// decode measured 19 ns and 32 ns in consecutive runs, simdutf with it):
-/// one measurement taken in a slow moment would make a false ratio with a
-/// neighbour taken in a fast one. Interference only slows code down, so the
-/// faster round is the better estimate, and a slow moment now has to hit
-/// both rounds of one contender to bias a ratio.
-const ROUNDS: [&str; 2] = ["", "@2"];
+/// decode measured 19 ns and 32 ns in consecutive runs, simdutf with it),
+/// and slow spells can last a whole group's rounds: one measurement taken
+/// in a slow moment would make a false ratio with a neighbour taken in a
+/// fast one. Interference only slows code down, so the fastest sample is the
+/// best estimate, and a slow spell now has to cover every round of one
+/// contender to bias a ratio. (Slow spells cost the SIMD contenders more
+/// than the scalar ones, measured: another tenant on the core's other
+/// hardware thread would do that.)
+const ROUNDS: [&str; 3] = ["", "@2", "@3"];
+
+/// How many places in memory a 4 KiB input is measured at, in turn.
+///
+/// Where the allocator happens to put the input and the output changes a
+/// 4 KiB call's speed by up to half, and one run of the benchmark process
+/// keeps one placement throughout: measured, the same 4 KiB lossy decode
+/// ran at 6.6 or 14 GB/s from one run to the next (the output stored a
+/// little ahead of the input modulo 4 KiB, so that loads wait on unrelated
+/// stores: "4K aliasing"), and decoding random mixed text to UTF-32 at 4.3
+/// or 6.1 GB/s depending on where in its page the input began. So each
+/// 4 KiB contender reads the input from eight places in turn, one per call
+/// (page offsets `k · 520`, which also vary the alignment), and is measured
+/// at all of them alike. 64-byte inputs are one block (nothing to alias
+/// within a call; rotating would add a tenth to a 2-ns call), and a 1 MiB
+/// call's output moves through every offset as it grows.
+const PLACEMENTS_4KIB: usize = 8;
+
+/// Copies of an input at distinct offsets within a 4 KiB page.
+struct Placed<T> {
+    buffers: Vec<Vec<T>>,
+    offsets: Vec<usize>,
+    len: usize,
+}
+
+impl<T: Copy + Default> Placed<T> {
+    fn new(data: &[T], count: usize) -> Placed<T> {
+        let size = core::mem::size_of::<T>();
+        let (mut buffers, mut offsets) = (Vec::new(), Vec::new());
+        for k in 0..count {
+            if count == 1 {
+                // As it is: one allocation of its own.
+                buffers.push(data.to_vec());
+                offsets.push(0);
+                continue;
+            }
+            let mut buffer = vec![T::default(); data.len() + 4096 / size];
+            let want = k * 520 % 4096;
+            let offset = (want + 4096 - buffer.as_ptr() as usize % 4096) % 4096 / size;
+            buffer[offset..offset + data.len()].copy_from_slice(data);
+            buffers.push(buffer);
+            offsets.push(offset);
+        }
+        Placed {
+            buffers,
+            offsets,
+            len: data.len(),
+        }
+    }
+
+    fn copies(&self) -> Vec<&[T]> {
+        let slices = self.buffers.iter().zip(&self.offsets);
+        slices.map(|(b, &o)| &b[o..o + self.len]).collect()
+    }
+}
+
+/// `b.iter` over the copies of an input, one per call in turn (the same
+/// slice every call when there is one; otherwise one per placement).
+#[inline(always)]
+fn iter_placed<T, O>(b: &mut criterion::Bencher, copies: &[&[T]], mut f: impl FnMut(&[T]) -> O) {
+    match copies {
+        &[one] => b.iter(|| f(black_box(one))),
+        _ => {
+            // A constant power of two: the turn is an AND, not a division
+            // in the loop's dependency chain.
+            let copies: &[&[T]; PLACEMENTS_4KIB] = copies.try_into().expect("one per placement");
+            let mut k = 0;
+            b.iter(|| {
+                k = (k + 1) % PLACEMENTS_4KIB;
+                f(black_box(copies[k]))
+            })
+        }
+    }
+}
 
 fn benches(c: &mut Criterion) {
     record_run();
@@ -255,8 +331,18 @@ fn benches(c: &mut Criterion) {
         let text = core::str::from_utf8(bytes).unwrap();
         let scalars: Vec<u32> = text.chars().map(u32::from).collect();
         let bad = corrupt(bytes);
-        let bad = &bad[..];
         let n = bytes.len() as u64;
+        let placements = if input.size == 4096 {
+            PLACEMENTS_4KIB
+        } else {
+            1
+        };
+        let (text_at, bad_at, scalars_at) = (
+            Placed::new(bytes, placements),
+            Placed::new(&bad, placements),
+            Placed::new(&scalars, placements),
+        );
+        let (texts, bads, scalar_runs) = (text_at.copies(), bad_at.copies(), scalars_at.copies());
 
         let mut g = c.benchmark_group(format!("validate/{tag}"));
         g.throughput(Throughput::Bytes(n));
@@ -267,25 +353,29 @@ fn benches(c: &mut Criterion) {
             // harness, not of validation. The error details are still computed:
             // the kernel is called through a pointer and cannot be pruned.
             g.bench_function(format!("ours{round}"), |b| {
-                b.iter(|| codec::validate(black_box(bytes)).is_ok())
+                iter_placed(b, &texts, |bytes| codec::validate(bytes).is_ok())
             });
             g.bench_function(format!("std{round}"), |b| {
-                b.iter(|| core::str::from_utf8(black_box(bytes)).is_ok())
+                iter_placed(b, &texts, |bytes| core::str::from_utf8(bytes).is_ok())
             });
             g.bench_function(format!("simdutf8-basic{round}"), |b| {
-                b.iter(|| simdutf8::basic::from_utf8(black_box(bytes)).is_ok())
+                iter_placed(b, &texts, |bytes| simdutf8::basic::from_utf8(bytes).is_ok())
             });
             g.bench_function(format!("simdutf8-compat{round}"), |b| {
-                b.iter(|| simdutf8::compat::from_utf8(black_box(bytes)).is_ok())
+                iter_placed(b, &texts, |bytes| {
+                    simdutf8::compat::from_utf8(bytes).is_ok()
+                })
             });
             g.bench_function(format!("simdutf{round}"), |b| {
-                b.iter(|| simdutf::validate_utf8(black_box(bytes)))
+                iter_placed(b, &texts, simdutf::validate_utf8)
             });
             g.bench_function(format!("encoding_rs{round}"), |b| {
-                b.iter(|| encoding_rs::Encoding::utf8_valid_up_to(black_box(bytes)))
+                iter_placed(b, &texts, |bytes| {
+                    encoding_rs::Encoding::utf8_valid_up_to(bytes)
+                })
             });
             g.bench_function(format!("bstr{round}"), |b| {
-                b.iter(|| bstr::ByteSlice::to_str(black_box(bytes)).is_ok())
+                iter_placed(b, &texts, |bytes| bstr::ByteSlice::to_str(bytes).is_ok())
             });
         }
         g.finish();
@@ -295,19 +385,19 @@ fn benches(c: &mut Criterion) {
         let widen = ceiling_widener();
         for round in ROUNDS {
             g.bench_function(format!("ours{round}"), |b| {
-                b.iter(|| codec::decode_utf32(black_box(bytes)))
+                iter_placed(b, &texts, codec::decode_utf32)
             });
             g.bench_function(format!("std{round}"), |b| {
-                b.iter(|| {
-                    core::str::from_utf8(black_box(bytes))
+                iter_placed(b, &texts, |bytes| {
+                    core::str::from_utf8(bytes)
                         .map(|s| s.chars().map(u32::from).collect::<Vec<u32>>())
                 })
             });
             g.bench_function(format!("simdutf{round}"), |b| {
-                b.iter(|| simdutf_decode(black_box(bytes)))
+                iter_placed(b, &texts, simdutf_decode)
             });
             g.bench_function(format!("ceiling-widen{round}"), |b| {
-                b.iter(|| ceiling_widen(black_box(bytes), widen))
+                iter_placed(b, &texts, |bytes| ceiling_widen(bytes, widen))
             });
         }
         g.finish();
@@ -316,24 +406,26 @@ fn benches(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(n));
         for round in ROUNDS {
             g.bench_function(format!("ours{round}"), |b| {
-                b.iter(|| codec::decode_lossy(black_box(bad)))
+                iter_placed(b, &bads, codec::decode_lossy)
             });
             g.bench_function(format!("std{round}"), |b| {
-                b.iter(|| String::from_utf8_lossy(black_box(bad)).into_owned())
+                iter_placed(b, &bads, |bad| String::from_utf8_lossy(bad).into_owned())
             });
             g.bench_function(format!("simdutf8-compat{round}"), |b| {
-                b.iter(|| simdutf8_lossy(black_box(bad)))
+                iter_placed(b, &bads, simdutf8_lossy)
             });
             g.bench_function(format!("encoding_rs{round}"), |b| {
-                b.iter(|| {
+                iter_placed(b, &bads, |bad| {
                     encoding_rs::UTF_8
-                        .decode_without_bom_handling(black_box(bad))
+                        .decode_without_bom_handling(bad)
                         .0
                         .into_owned()
                 })
             });
             g.bench_function(format!("bstr{round}"), |b| {
-                b.iter(|| bstr::ByteSlice::to_str_lossy(black_box(bad)).into_owned())
+                iter_placed(b, &bads, |bad| {
+                    bstr::ByteSlice::to_str_lossy(bad).into_owned()
+                })
             });
         }
         g.finish();
@@ -342,13 +434,13 @@ fn benches(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(n));
         for round in ROUNDS {
             g.bench_function(format!("ours{round}"), |b| {
-                b.iter(|| codec::encode_utf32(black_box(&scalars)))
+                iter_placed(b, &scalar_runs, codec::encode_utf32)
             });
             g.bench_function(format!("std{round}"), |b| {
-                b.iter(|| std_encode(black_box(&scalars)))
+                iter_placed(b, &scalar_runs, std_encode)
             });
             g.bench_function(format!("simdutf{round}"), |b| {
-                b.iter(|| simdutf_encode(black_box(&scalars)))
+                iter_placed(b, &scalar_runs, simdutf_encode)
             });
         }
         g.finish();
@@ -361,27 +453,27 @@ fn benches(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(n));
         for round in ROUNDS {
             g.bench_function(format!("ours{round}"), |b| {
-                b.iter(|| codec::decode_lossy_utf32(black_box(bad)))
+                iter_placed(b, &bads, codec::decode_lossy_utf32)
             });
             g.bench_function(format!("std{round}"), |b| {
-                b.iter(|| {
-                    String::from_utf8_lossy(black_box(bad))
+                iter_placed(b, &bads, |bad| {
+                    String::from_utf8_lossy(bad)
                         .chars()
                         .map(u32::from)
                         .collect::<Vec<u32>>()
                 })
             });
             g.bench_function(format!("simdutf8-compat{round}"), |b| {
-                b.iter(|| {
-                    simdutf8_lossy(black_box(bad))
+                iter_placed(b, &bads, |bad| {
+                    simdutf8_lossy(bad)
                         .chars()
                         .map(u32::from)
                         .collect::<Vec<u32>>()
                 })
             });
             g.bench_function(format!("bstr{round}"), |b| {
-                b.iter(|| {
-                    bstr::ByteSlice::chars(black_box(bad))
+                iter_placed(b, &bads, |bad| {
+                    bstr::ByteSlice::chars(bad)
                         .map(u32::from)
                         .collect::<Vec<u32>>()
                 })
@@ -396,11 +488,10 @@ fn benches(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(n));
         for round in ROUNDS {
             g.bench_function(format!("ours-string{round}"), |b| {
-                b.iter(|| codec::decode_lossy(black_box(bytes)))
+                iter_placed(b, &texts, codec::decode_lossy)
             });
             g.bench_function(format!("validate+copy{round}"), |b| {
-                b.iter(|| {
-                    let bytes = black_box(bytes);
+                iter_placed(b, &texts, |bytes| {
                     codec::validate(bytes).map(|()| {
                         let mut s = Vec::with_capacity(bytes.len());
                         s.extend_from_slice(bytes);
@@ -409,7 +500,7 @@ fn benches(c: &mut Criterion) {
                 })
             });
             g.bench_function(format!("ours-utf32{round}"), |b| {
-                b.iter(|| codec::decode_lossy_utf32(black_box(bytes)))
+                iter_placed(b, &texts, codec::decode_lossy_utf32)
             });
         }
         g.finish();
@@ -418,16 +509,16 @@ fn benches(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(n));
         for round in ROUNDS {
             g.bench_function(format!("ours-lossy-string{round}"), |b| {
-                b.iter(|| stream_lossy(black_box(bytes)))
+                iter_placed(b, &texts, stream_lossy)
             });
             g.bench_function(format!("ours-strict-utf32{round}"), |b| {
-                b.iter(|| stream_utf32(black_box(bytes)))
+                iter_placed(b, &texts, stream_utf32)
             });
             g.bench_function(format!("one-shot-lossy-string{round}"), |b| {
-                b.iter(|| codec::decode_lossy(black_box(bytes)))
+                iter_placed(b, &texts, codec::decode_lossy)
             });
             g.bench_function(format!("one-shot-strict-utf32{round}"), |b| {
-                b.iter(|| codec::decode_utf32(black_box(bytes)))
+                iter_placed(b, &texts, codec::decode_utf32)
             });
         }
         g.finish();
@@ -437,7 +528,7 @@ fn benches(c: &mut Criterion) {
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(100))
-        // Half a second per round, two rounds: a second per contender.
+        // Half a second per round, three rounds: 1.5 s per contender.
         .measurement_time(Duration::from_millis(500))
         .sample_size(10)
         .without_plots()

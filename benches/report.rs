@@ -65,7 +65,7 @@ fn read_one(dir: &Path, out: &mut Results) {
         .and_then(|s| fastest_sample(&s))
         .unwrap_or(mean);
     // "ours@2" is the second round of "ours" (see ROUNDS in codec.rs): keep
-    // the faster.
+    // the fastest.
     let contender = function.split('@').next().unwrap_or(function);
     let gbps = bytes / ns;
     let cell = out
@@ -257,13 +257,18 @@ fn main() {
     let _ = writeln!(
         md,
         "Throughput in GB/s (10⁹ bytes of UTF-8 per second: the decoders' input, \
-         the encoders' output): each contender is measured in two rounds, in \
-         turn with the others in its row (A B C, A B C), each round 10 of \
-         criterion's samples over 0.5 s, and the fastest of the 20 samples is \
-         shown (the machine's speed shifts by up to a half from second to \
+         the encoders' output): each contender is measured in three rounds, in \
+         turn with the others in its row (A B C, A B C, A B C), each round 10 \
+         of criterion's samples over 0.5 s, and the fastest of the 30 samples \
+         is shown (the machine's speed shifts by up to a half from second to \
          second, and a round's mean mostly shows where the shifts fell; \
          interference only slows code down, so the fastest sample is the \
-         closest to the code's own speed, for every contender alike). **ratio** = ours ÷ the baseline the goal \
+         closest to the code's own speed, for every contender alike). A \
+         4 KiB input is read from eight places in memory in turn, one per \
+         call, by every contender: where the allocator puts input and output \
+         changed a 4 KiB call's speed by up to half (loads that wait on \
+         unrelated stores to the same offset in another 4 KiB page), and one \
+         run of the benchmark keeps one placement throughout. **ratio** = ours ÷ the baseline the goal \
          names (validate: the best of std and simdutf8; decode and encode: \
          simdutf; lossy: the best other; lossy-valid: validate + copy; \
          streaming: one-shot); ✅ marks a row that meets the goal; **vs all \
