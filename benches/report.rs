@@ -259,7 +259,7 @@ fn main() {
         "Throughput in GB/s (10⁹ bytes of UTF-8 per second: the decoders' input, \
          the encoders' output): each contender is measured in three rounds, in \
          turn with the others in its row (A B C, A B C, A B C), each round 10 \
-         of criterion's samples over 0.5 s, and the fastest of the 30 samples \
+         of criterion's samples over 1/3 s, and the fastest of the 30 samples \
          is shown (the machine's speed shifts by up to a half from second to \
          second, and a round's mean mostly shows where the shifts fell; \
          interference only slows code down, so the fastest sample is the \
