@@ -274,15 +274,19 @@ struct Placed<T> {
 
 impl<T: Copy + Default> Placed<T> {
     fn new(data: &[T], count: usize) -> Placed<T> {
+        let len = data.len();
+        if count == 1 {
+            // As it is: one allocation of its own, wherever it lands.
+            let (buffers, offsets) = (vec![data.to_vec()], vec![0]);
+            return Placed {
+                buffers,
+                offsets,
+                len,
+            };
+        }
         let size = core::mem::size_of::<T>();
         let (mut buffers, mut offsets) = (Vec::new(), Vec::new());
         for k in 0..count {
-            if count == 1 {
-                // As it is: one allocation of its own.
-                buffers.push(data.to_vec());
-                offsets.push(0);
-                continue;
-            }
             let mut buffer = vec![T::default(); data.len() + 4096 / size];
             let want = k * 520 % 4096;
             let offset = (want + 4096 - buffer.as_ptr() as usize % 4096) % 4096 / size;
@@ -293,7 +297,7 @@ impl<T: Copy + Default> Placed<T> {
         Placed {
             buffers,
             offsets,
-            len: data.len(),
+            len,
         }
     }
 

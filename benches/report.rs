@@ -57,15 +57,15 @@ fn read_one(dir: &Path, out: &mut Results) {
     // to a half every second or so (a VM whose neighbours come and go), and
     // a round's samples show it — the ten of one 64-byte validate round
     // ran from 9.1 to 16.2 GB/s, mean 11.7 — so a round's mean is mostly
-    // where the shifts fell. Interference only adds time, so the fastest sample is
-    // the closest to the code's own speed, and taking it for every
-    // contender compares like with like. (Older results without
+    // where the shifts fell. Interference only adds time, so the fastest
+    // sample is the closest to the code's own speed, and taking it for
+    // every contender compares like with like. (Older results without
     // `sample.json` fall back to the mean.)
     let ns = read("sample.json")
         .and_then(|s| fastest_sample(&s))
         .unwrap_or(mean);
-    // "ours@2" is the second round of "ours" (see ROUNDS in codec.rs): keep
-    // the fastest.
+    // "ours@2" and "ours@3" are later rounds of "ours" (see ROUNDS in
+    // codec.rs): keep the fastest.
     let contender = function.split('@').next().unwrap_or(function);
     let gbps = bytes / ns;
     let cell = out
