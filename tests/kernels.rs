@@ -125,6 +125,52 @@ fn every_two_byte_input_after_0_to_63_bytes_of_ascii() {
     }
 }
 
+/// One byte of each kind that UTF-8's rules (RFC 3629 §4, Unicode Table
+/// 3-7) tell apart: ASCII; the continuation ranges that the second byte of
+/// E0, ED, F0 and F4 is limited to, at their edges; leads of each length,
+/// at the edges of their special cases; and bytes that never occur.
+const KINDS_OF_BYTE: [u8; 27] = [
+    0x00, 0x41, 0x7F, // ASCII
+    0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, // continuations
+    0xC0, 0xC1, 0xC2, 0xDF, // 2-byte leads (C0 and C1 never occur)
+    0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, // 3-byte leads
+    0xF0, 0xF1, 0xF3, 0xF4, // 4-byte leads
+    0xF5, 0xF7, 0xF8, 0xFF, // never occur
+];
+
+/// Every 4-byte string of [`KINDS_OF_BYTE`], placed where a kernel's block
+/// edges cut it (after 0, 61 and 63 bytes of ASCII, and after a stray byte,
+/// where a lossy loop starts again), at the end of the input and before
+/// one more byte: the kernels work out an error's maximal subpart from
+/// where their check flags it, not by rescanning, and 4 bytes hold every
+/// subpart and the byte that ends it.
+#[test]
+fn every_four_bytes_of_every_kind_around_the_block_edges() {
+    let contexts: [(&[u8], &[u8]); 5] = [
+        (b"", b""),
+        (&[b'x'; 61], b""),
+        (&[b'x'; 63], b"y"),
+        (b"x\xFF", b""),
+        (&[b'x'; 61], b"\xE2\x82\xAC"),
+    ];
+    for kernel in kernels() {
+        KINDS_OF_BYTE.into_par_iter().for_each(|a| {
+            for (before, after) in contexts {
+                let mut buf = [before, &[a, 0, 0, 0], after].concat();
+                let at = before.len();
+                for b in KINDS_OF_BYTE {
+                    for c in KINDS_OF_BYTE {
+                        for d in KINDS_OF_BYTE {
+                            buf[at + 1..at + 4].copy_from_slice(&[b, c, d]);
+                            check(kernel, &buf);
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Text of `len` bytes made of `filler` characters (cut to a whole number
 /// of characters, then padded with ASCII to exactly `len`).
 fn text(filler: &str, len: usize) -> Vec<u8> {

@@ -274,10 +274,11 @@ impl Ready {
     /// 64-byte call (measured with `perf`).
     #[inline(never)]
     fn decode_lossy_after(self, bytes: &[u8], error: Verdict) -> String {
-        /// The longest rest of the input taken without a kernel call when
-        /// it is all ASCII: one block's worth, so the test is a few words
-        /// and never a scan of a long run the kernel would scan again.
-        const SHORT_ASCII_TAIL: usize = 64;
+        /// The longest rest of the input taken without the lossy kernel
+        /// when it is well-formed: one block's worth, so the test is a few
+        /// words or one block's check, never a scan of a long run the
+        /// kernel would scan again.
+        const SHORT_TAIL: usize = 64;
         // Each U+FFFD takes 3 bytes for the 1 to 3 it replaces: room for a
         // few percent of ill-formed bytes saves copying the whole output.
         // And the one-pass kernels store whole blocks past the output's end:
@@ -298,11 +299,13 @@ impl Ready {
                 let mut out = Vec::with_capacity(capacity);
                 out.extend_from_slice(valid);
                 push_replacements(&mut out, replacements);
-                if rest.len() <= SHORT_ASCII_TAIL && rest.is_ascii() {
-                    // Mostly-ASCII text with a stray byte near its end
-                    // (the 64-byte calls): a word test or two and a copy,
-                    // where the kernel's block loop costs its set-up (a
-                    // tenth of such a call, measured).
+                if rest.len() <= SHORT_TAIL && (rest.is_ascii() || self.verdict(rest).is_ok()) {
+                    // One error near the end of a short input (the 64-byte
+                    // calls): the rest is well-formed, a word test or two
+                    // (ASCII) or one block's check, and a copy, where the
+                    // lossy kernel's block loop costs its set-up (a tenth of
+                    // such a call with ASCII, measured; with emoji text, 6%
+                    // of the call went to the kernel's set-up over a check).
                     out.extend_from_slice(rest);
                 } else {
                     // SAFETY: as in `validate`: the kernel is available;
@@ -311,10 +314,11 @@ impl Ready {
                     unsafe { decode_lossy(rest, &mut out) };
                 }
                 // SAFETY: `valid` is well-formed (it is before the first
-                // error), and the kernel appends well-formed text and
-                // U+FFFDs only (tests/kernels.rs holds every kernel's lossy
-                // output to std's, itself UTF-8, and the `lossy` fuzz target
-                // checks the output is valid).
+                // error), `rest` when copied passed the check, and the
+                // kernel appends well-formed text and U+FFFDs only
+                // (tests/kernels.rs holds every kernel's lossy output to
+                // std's, itself UTF-8, and the `lossy` fuzz target checks
+                // the output is valid).
                 unsafe { String::from_utf8_unchecked(out) }
             }
             None => {

@@ -473,50 +473,46 @@ use crate::outcome::Utf8Error;
 /// The exact error, given that no check flagged any byte before `flagged`
 /// (so `bytes[..flagged]` is well-formed but for one character perhaps left
 /// open, whose lead is at most 3 bytes back) and that the input is
-/// ill-formed: [`fail_after`] with nothing before the input, so a stray
-/// byte is decided by a byte test or two (a tenth of a 64-byte lossy call
-/// of ASCII with one stray went to `locate`, measured).
+/// ill-formed: [`fail_after`] with nothing before the input.
 #[cold]
 #[inline(never)]
 fn fail(bytes: &[u8], flagged: usize) -> Utf8Error {
     fail_after(bytes, 0, flagged)
 }
 
-/// `locate` from the last character boundary before `flagged`, a few bytes.
-#[cold]
-#[inline(never)]
-fn locate_back(bytes: &[u8], flagged: usize) -> Utf8Error {
-    super::validate::locate(bytes, super::validate::boundary_before(bytes, flagged))
-}
-
 /// [`fail`] for a loop that starts again after each maximal subpart:
 /// nothing is open before `floor` (where the last subpart ended), so the
-/// look-back stops there; the error's position is absolute. Two kinds of
-/// stray byte are decided without `locate` (text with stray bytes):
+/// look-back stops there; the error's position is absolute.
 ///
-/// - a byte that can only be an error, at `floor` or right after ASCII:
-///   its own 1-byte subpart;
-/// - a byte that never occurs and is no continuation (C0, C1, F5..FF)
-///   right before the flag. The checks flag the byte after it (the pair it
-///   starts is what fails), and had a character been open before it, the
-///   pair or the 3rd/4th-byte test would have flagged it itself (it is no
-///   continuation). So it stands at a boundary: a 1-byte subpart. A stray
-///   in Latin text, after an accented letter, is this case.
+/// No scan: the flag itself says where the error is. The check flags the
+/// first byte at which a decoder reading from the start fails (a byte that
+/// is no continuation where one is due, a continuation where none is, the
+/// second byte of an overlong, surrogate or too-large sequence), with two
+/// exceptions that only move the flag one byte later: a lead that can
+/// never start a character (C0, C1, F5..FF) is flagged on the byte after
+/// it, and so is a character left open at the end of the input (on the
+/// padding: `flagged` is the input's length). Either way the maximal
+/// subpart is what the open character had read when it failed: from its
+/// lead ([`boundary_before`](super::validate::boundary_before) `flagged`)
+/// up to the flag, or the flagged byte alone when nothing was open (Unicode
+/// §3.9; the bytes between passed the check, so they are a prefix the lead
+/// allows). The exhaustive sweep and the kernel tests hold this to the
+/// reference on every input of up to 4 bytes and on errors at every
+/// position of a block; it replaced a DFA walk from the boundary, a chain
+/// of dependent table loads that was a tenth of a 64-byte lossy call.
 #[inline]
 fn fail_after(bytes: &[u8], floor: usize, flagged: usize) -> Utf8Error {
-    use super::validate::{is_lone, is_never_lead};
-    match bytes.get(flagged) {
-        Some(&b) if is_lone(b) && (flagged == floor || bytes[flagged - 1] < 0x80) => {
-            Utf8Error::new(flagged, Some(1))
-        }
-        _ if flagged > floor && is_never_lead(bytes[flagged - 1]) => {
-            Utf8Error::new(flagged - 1, Some(1))
-        }
-        _ => {
-            let e = locate_back(&bytes[floor..], flagged - floor);
-            Utf8Error::new(floor + e.valid_up_to(), e.error_len())
-        }
+    use super::validate::{boundary_before, is_never_lead};
+    if flagged > floor && is_never_lead(bytes[flagged - 1]) {
+        // A lead that never starts a character: a subpart of one byte
+        // (even at the end of the input, where nothing is open after it).
+        return Utf8Error::new(flagged - 1, Some(1));
     }
+    let start = floor + boundary_before(&bytes[floor..], flagged - floor);
+    // At the end of the input, the open character is incomplete: no
+    // `error_len`.
+    let length = (flagged < bytes.len()).then(|| (flagged - start).max(1) as u8);
+    Utf8Error::new(start, length)
 }
 
 #[cfg(test)]
