@@ -236,17 +236,20 @@ fn record_run() {
     let _ = std::fs::write(dir.join("codec-meta.json"), format!("{meta}\n"));
 }
 
-/// Every group measures its contenders three times, in turn (A B C, A B C,
-/// A B C), and the report keeps each one's fastest sample. The machine is a
-/// shared VM whose speed shifts from second to second (the same 64-byte
-/// decode measured 19 ns and 32 ns in consecutive runs, simdutf with it),
-/// and slow spells can last a whole group's rounds: one measurement taken
-/// in a slow moment would make a false ratio with a neighbour taken in a
-/// fast one. Interference only slows code down, so the fastest sample is the
-/// best estimate, and a slow spell now has to cover every round of one
-/// contender to bias a ratio. (Slow spells cost the SIMD contenders more
-/// than the scalar ones, measured: another tenant on the core's other
-/// hardware thread would do that.)
+/// Every contender is measured three times, and the report keeps its
+/// fastest sample. The machine is a shared VM whose speed shifts from
+/// second to second (the same 64-byte decode measured 19 ns and 32 ns in
+/// consecutive runs, simdutf with it): one measurement taken in a slow
+/// moment would make a false ratio with a neighbour taken in a fast one.
+/// Interference only slows code down, so the fastest sample is the best
+/// estimate, and a slow spell has to cover every round of one contender to
+/// bias a ratio. The rounds are whole passes over every group (each group's
+/// contenders in turn, A B C, in each pass), so a contender's three rounds
+/// are minutes apart: slow spells lasting seconds covered all three rounds
+/// when they ran back to back in their group (measured: the same 4 KiB
+/// emoji decode at 4.64 GB/s in one such run, 5.13 in the next, simdutf at
+/// 3.10 and 3.14). They cost the SIMD contenders more than the scalar ones:
+/// another tenant on the core's other hardware thread would do that.
 const ROUNDS: [&str; 3] = ["", "@2", "@3"];
 
 /// How many places in memory a 4 KiB input is measured at, in turn.
@@ -342,29 +345,30 @@ macro_rules! iter_placed {
 
 fn benches(c: &mut Criterion) {
     record_run();
-    for input in inputs() {
-        let bytes = &input.bytes[..];
-        let generated = !input.class.starts_with("seed");
-        let tag = format!("{}/{}", input.class, size_name(input.size));
-        let text = core::str::from_utf8(bytes).unwrap();
-        let scalars: Vec<u32> = text.chars().map(u32::from).collect();
-        let bad = corrupt(bytes);
-        let n = bytes.len() as u64;
-        let placements = if input.size == 4096 {
-            PLACEMENTS_4KIB
-        } else {
-            1
-        };
-        let (text_at, bad_at, scalars_at) = (
-            Placed::new(bytes, placements),
-            Placed::new(&bad, placements),
-            Placed::new(&scalars, placements),
-        );
-        let (texts, bads, scalar_runs) = (text_at.copies(), bad_at.copies(), scalars_at.copies());
+    for round in ROUNDS {
+        for input in inputs() {
+            let bytes = &input.bytes[..];
+            let generated = !input.class.starts_with("seed");
+            let tag = format!("{}/{}", input.class, size_name(input.size));
+            let text = core::str::from_utf8(bytes).unwrap();
+            let scalars: Vec<u32> = text.chars().map(u32::from).collect();
+            let bad = corrupt(bytes);
+            let n = bytes.len() as u64;
+            let placements = if input.size == 4096 {
+                PLACEMENTS_4KIB
+            } else {
+                1
+            };
+            let (text_at, bad_at, scalars_at) = (
+                Placed::new(bytes, placements),
+                Placed::new(&bad, placements),
+                Placed::new(&scalars, placements),
+            );
+            let (texts, bads, scalar_runs) =
+                (text_at.copies(), bad_at.copies(), scalars_at.copies());
 
-        let mut g = c.benchmark_group(format!("validate/{tag}"));
-        g.throughput(Throughput::Bytes(n));
-        for round in ROUNDS {
+            let mut g = c.benchmark_group(format!("validate/{tag}"));
+            g.throughput(Throughput::Bytes(n));
             // Every contender's answer is consumed the same way, `is_ok()`:
             // handing criterion a whole `Result` stores it to the stack and
             // loads it back (0.7 ns of a 2.5 ns call at 64 B), a cost of the
@@ -395,13 +399,11 @@ fn benches(c: &mut Criterion) {
             g.bench_function(format!("bstr{round}"), |b| {
                 iter_placed!(b, texts, |bytes| bstr::ByteSlice::to_str(bytes).is_ok())
             });
-        }
-        g.finish();
+            g.finish();
 
-        let mut g = c.benchmark_group(format!("decode_utf32/{tag}"));
-        g.throughput(Throughput::Bytes(n));
-        let widen = ceiling_widener();
-        for round in ROUNDS {
+            let mut g = c.benchmark_group(format!("decode_utf32/{tag}"));
+            g.throughput(Throughput::Bytes(n));
+            let widen = ceiling_widener();
             g.bench_function(format!("ours{round}"), |b| {
                 iter_placed!(b, texts, |bytes| codec::decode_utf32(bytes))
             });
@@ -417,12 +419,10 @@ fn benches(c: &mut Criterion) {
             g.bench_function(format!("ceiling-widen{round}"), |b| {
                 iter_placed!(b, texts, |bytes| ceiling_widen(bytes, widen))
             });
-        }
-        g.finish();
+            g.finish();
 
-        let mut g = c.benchmark_group(format!("lossy_1pct/{tag}"));
-        g.throughput(Throughput::Bytes(n));
-        for round in ROUNDS {
+            let mut g = c.benchmark_group(format!("lossy_1pct/{tag}"));
+            g.throughput(Throughput::Bytes(n));
             g.bench_function(format!("ours{round}"), |b| {
                 iter_placed!(b, bads, |bad| codec::decode_lossy(bad))
             });
@@ -445,12 +445,10 @@ fn benches(c: &mut Criterion) {
                     bstr::ByteSlice::to_str_lossy(bad).into_owned()
                 })
             });
-        }
-        g.finish();
+            g.finish();
 
-        let mut g = c.benchmark_group(format!("encode/{tag}"));
-        g.throughput(Throughput::Bytes(n));
-        for round in ROUNDS {
+            let mut g = c.benchmark_group(format!("encode/{tag}"));
+            g.throughput(Throughput::Bytes(n));
             g.bench_function(format!("ours{round}"), |b| {
                 iter_placed!(b, scalar_runs, |scalars| codec::encode_utf32(scalars))
             });
@@ -460,16 +458,14 @@ fn benches(c: &mut Criterion) {
             g.bench_function(format!("simdutf{round}"), |b| {
                 iter_placed!(b, scalar_runs, |scalars| simdutf_encode(scalars))
             });
-        }
-        g.finish();
+            g.finish();
 
-        if !generated {
-            continue; // the real texts: the four main operations only
-        }
+            if !generated {
+                continue; // the real texts: the four main operations only
+            }
 
-        let mut g = c.benchmark_group(format!("lossy_utf32_1pct/{tag}"));
-        g.throughput(Throughput::Bytes(n));
-        for round in ROUNDS {
+            let mut g = c.benchmark_group(format!("lossy_utf32_1pct/{tag}"));
+            g.throughput(Throughput::Bytes(n));
             g.bench_function(format!("ours{round}"), |b| {
                 iter_placed!(b, bads, |bad| codec::decode_lossy_utf32(bad))
             });
@@ -496,15 +492,13 @@ fn benches(c: &mut Criterion) {
                         .collect::<Vec<u32>>()
                 })
             });
-        }
-        g.finish();
+            g.finish();
 
-        // Lossy decoding of valid text, against what it cannot beat:
-        // validating and copying (String). (Strict UTF-32 decoding of the
-        // same text is in decode_utf32 and stream_4KiB.)
-        let mut g = c.benchmark_group(format!("lossy_valid/{tag}"));
-        g.throughput(Throughput::Bytes(n));
-        for round in ROUNDS {
+            // Lossy decoding of valid text, against what it cannot beat:
+            // validating and copying (String). (Strict UTF-32 decoding of the
+            // same text is in decode_utf32 and stream_4KiB.)
+            let mut g = c.benchmark_group(format!("lossy_valid/{tag}"));
+            g.throughput(Throughput::Bytes(n));
             g.bench_function(format!("ours-string{round}"), |b| {
                 iter_placed!(b, texts, |bytes| codec::decode_lossy(bytes))
             });
@@ -520,12 +514,10 @@ fn benches(c: &mut Criterion) {
             g.bench_function(format!("ours-utf32{round}"), |b| {
                 iter_placed!(b, texts, |bytes| codec::decode_lossy_utf32(bytes))
             });
-        }
-        g.finish();
+            g.finish();
 
-        let mut g = c.benchmark_group(format!("stream_4KiB/{tag}"));
-        g.throughput(Throughput::Bytes(n));
-        for round in ROUNDS {
+            let mut g = c.benchmark_group(format!("stream_4KiB/{tag}"));
+            g.throughput(Throughput::Bytes(n));
             g.bench_function(format!("ours-lossy-string{round}"), |b| {
                 iter_placed!(b, texts, |bytes| stream_lossy(bytes))
             });
@@ -538,8 +530,8 @@ fn benches(c: &mut Criterion) {
             g.bench_function(format!("one-shot-strict-utf32{round}"), |b| {
                 iter_placed!(b, texts, |bytes| codec::decode_utf32(bytes))
             });
+            g.finish();
         }
-        g.finish();
     }
 }
 

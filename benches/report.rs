@@ -257,11 +257,12 @@ fn main() {
     let _ = writeln!(
         md,
         "Throughput in GB/s (10⁹ bytes of UTF-8 per second: the decoders' input, \
-         the encoders' output): each contender is measured in three rounds, in \
-         turn with the others in its row (A B C, A B C, A B C), each round 10 \
-         of criterion's samples over 1/3 s, and the fastest of the 30 samples \
-         is shown (the machine's speed shifts by up to a half from second to \
-         second, and a round's mean mostly shows where the shifts fell; \
+         the encoders' output): each contender is measured in three rounds, \
+         minutes apart (three passes over every row, each row's contenders in \
+         turn in each pass), each round 10 of criterion's samples over 1/3 s, \
+         and the fastest of the 30 samples is shown (the machine's speed \
+         shifts by up to a half from second to second, slow spells last \
+         seconds, and a round's mean mostly shows where the shifts fell; \
          interference only slows code down, so the fastest sample is the \
          closest to the code's own speed, for every contender alike). A \
          4 KiB input is read from eight places in memory in turn, one per \
