@@ -491,23 +491,38 @@ fn fail(bytes: &[u8], flagged: usize) -> Utf8Error {
 /// exceptions that only move the flag one byte later: a lead that can
 /// never start a character (C0, C1, F5..FF) is flagged on the byte after
 /// it, and so is a character left open at the end of the input (on the
-/// padding: `flagged` is the input's length). Either way the maximal
-/// subpart is what the open character had read when it failed: from its
-/// lead ([`boundary_before`](super::validate::boundary_before) `flagged`)
-/// up to the flag, or the flagged byte alone when nothing was open (Unicode
-/// §3.9; the bytes between passed the check, so they are a prefix the lead
-/// allows). The exhaustive sweep and the kernel tests hold this to the
-/// reference on every input of up to 4 bytes and on errors at every
-/// position of a block; it replaced a DFA walk from the boundary, a chain
-/// of dependent table loads that was a tenth of a 64-byte lossy call.
+/// padding: `flagged` is the input's length). Such a lead right before the
+/// flag stands at a character boundary (had a character been open, the
+/// lead would have been flagged itself, as no continuation): it is a
+/// subpart of one byte. Otherwise the maximal subpart is what the open
+/// character had read when it failed: from its lead
+/// ([`boundary_before`](super::validate::boundary_before) `flagged`) up to
+/// the flag, or the flagged byte alone when nothing was open (Unicode §3.9;
+/// the bytes between passed the check, so they are a prefix the lead
+/// allows). `tests/kernels.rs` holds every kernel to std on every input of
+/// up to 3 bytes, on every 4-byte string of 27 kinds of byte across block
+/// edges, and on errors at every position of a block. This replaced a DFA
+/// walk from the boundary, a chain of dependent table loads that was a
+/// tenth of a 64-byte lossy call.
 #[inline]
 fn fail_after(bytes: &[u8], floor: usize, flagged: usize) -> Utf8Error {
-    use super::validate::{boundary_before, is_never_lead};
+    use super::validate::is_never_lead;
     if flagged > floor && is_never_lead(bytes[flagged - 1]) {
         // A lead that never starts a character: a subpart of one byte
         // (even at the end of the input, where nothing is open after it).
         return Utf8Error::new(flagged - 1, Some(1));
     }
+    fail_in_character(bytes, floor, flagged)
+}
+
+/// [`fail_after`]'s general case: the subpart runs from the open
+/// character's lead, if any, to the flag. Out of line: inlined, its loop
+/// took registers from the decoding loops that call `fail_after` (lossy
+/// decoding of 64 bytes of ASCII with a stray, to UTF-32: 12% slower,
+/// measured).
+#[inline(never)]
+fn fail_in_character(bytes: &[u8], floor: usize, flagged: usize) -> Utf8Error {
+    use super::validate::boundary_before;
     let start = floor + boundary_before(&bytes[floor..], flagged - floor);
     // At the end of the input, the open character is incomplete: no
     // `error_len`.
