@@ -252,21 +252,26 @@ fn record_run() {
 /// another tenant on the core's other hardware thread would do that.
 const ROUNDS: [&str; 3] = ["", "@2", "@3"];
 
-/// How many places in memory a 4 KiB input is measured at, in turn.
+/// How many places in memory a 64-byte or 4 KiB input is measured at, in
+/// turn.
 ///
 /// Where the allocator happens to put the input and the output changes a
-/// 4 KiB call's speed by up to half, and one run of the benchmark process
-/// keeps one placement throughout: measured, the same 4 KiB lossy decode
-/// ran at 6.6 or 14 GB/s from one run to the next (the output stored a
-/// little ahead of the input modulo 4 KiB, so that loads wait on unrelated
-/// stores: "4K aliasing"), and decoding random mixed text to UTF-32 at 4.3
-/// or 6.1 GB/s depending on where in its page the input began. So each
-/// 4 KiB contender reads the input from eight places in turn, one per call
-/// (page offsets `k · 520`, which also vary the alignment), and is measured
-/// at all of them alike. 64-byte inputs are one block (nothing to alias
-/// within a call; rotating would add a tenth to a 2-ns call), and a 1 MiB
-/// call's output moves through every offset as it grows.
-const PLACEMENTS_4KIB: usize = 8;
+/// call's speed by up to half, and one run of the benchmark process keeps
+/// one placement throughout (each round allocates the same sizes in the
+/// same order, so it gets the same addresses): measured, the same 4 KiB
+/// lossy decode ran at 6.6 or 14 GB/s from one run to the next (the output
+/// stored a little ahead of the input modulo 4 KiB, so that loads wait on
+/// unrelated stores: "4K aliasing"), decoding random mixed text to UTF-32
+/// at 4.3 or 6.1 GB/s depending on where in its page the input began, and
+/// a 64-byte ASCII decode to UTF-32 took 16.8 ns in one run and 24.8 ns in
+/// all three rounds of the next, the 256 bytes it stores landing where the
+/// next call loads its input (a scan of output placements: 16.3 to 31 ns).
+/// So each contender reads the input from eight places in turn, one per
+/// call (page offsets `k · 520`, which also vary the alignment), and is
+/// measured at all of them alike; the turn costs every contender the same
+/// fraction of a nanosecond. A 1 MiB call's output moves through every
+/// offset as it grows.
+const PLACEMENTS: usize = 8;
 
 /// Copies of an input at distinct offsets within a 4 KiB page.
 struct Placed<T> {
@@ -330,11 +335,10 @@ macro_rules! iter_placed {
             _ => {
                 // A constant power of two: the turn is an AND, not a
                 // division in the loop's dependency chain.
-                let copies: &[_; PLACEMENTS_4KIB] =
-                    $copies[..].try_into().expect("one per placement");
+                let copies: &[_; PLACEMENTS] = $copies[..].try_into().expect("one per placement");
                 let mut k = 0;
                 $b.iter(|| {
-                    k = (k + 1) % PLACEMENTS_4KIB;
+                    k = (k + 1) % PLACEMENTS;
                     let $input = black_box(copies[k]);
                     $call
                 })
@@ -354,11 +358,7 @@ fn benches(c: &mut Criterion) {
             let scalars: Vec<u32> = text.chars().map(u32::from).collect();
             let bad = corrupt(bytes);
             let n = bytes.len() as u64;
-            let placements = if input.size == 4096 {
-                PLACEMENTS_4KIB
-            } else {
-                1
-            };
+            let placements = if input.size <= 4096 { PLACEMENTS } else { 1 };
             let (text_at, bad_at, scalars_at) = (
                 Placed::new(bytes, placements),
                 Placed::new(&bad, placements),

@@ -265,9 +265,9 @@ fn main() {
          seconds, and a round's mean mostly shows where the shifts fell; \
          interference only slows code down, so the fastest sample is the \
          closest to the code's own speed, for every contender alike). A \
-         4 KiB input is read from eight places in memory in turn, one per \
-         call, by every contender: where the allocator puts input and output \
-         changed a 4 KiB call's speed by up to half (loads that wait on \
+         64-byte or 4 KiB input is read from eight places in memory in turn, \
+         one per call, by every contender: where the allocator puts input and \
+         output changed a call's speed by up to half (loads that wait on \
          unrelated stores to the same offset in another 4 KiB page), and one \
          run of the benchmark keeps one placement throughout. **ratio** = ours ÷ the baseline the goal \
          names (validate: the best of std and simdutf8; decode and encode: \
