@@ -268,11 +268,7 @@ const ROUNDS: [&str; 3] = ["", "@2", "@3"];
 /// next call loads its input (a scan of output placements: 16.3 to 31 ns).
 /// So each contender reads the input from eight places in turn, one per
 /// call (page offsets `k · 520`, which also vary the alignment), and is
-/// measured at all of them alike. The turn does not cost every contender
-/// alike at 64 bytes, and why is not known yet: validating 64 ASCII bytes,
-/// ours went from 2.2 to 3.6 ns, simdutf8-compat from 3.8 to 6.0,
-/// encoding_rs and bstr from 5.2 to 9.1, simdutf8-basic from 2.2 to 2.3
-/// (measured, one run each). A 1 MiB call's output moves through every
+/// measured at all of them alike. A 1 MiB call's output moves through every
 /// offset as it grows.
 const PLACEMENTS: usize = 8;
 
@@ -342,7 +338,18 @@ macro_rules! iter_placed {
                 let mut k = 0;
                 $b.iter(|| {
                     k = (k + 1) % PLACEMENTS;
-                    let $input = black_box(copies[k]);
+                    // The index goes through `black_box`, not the slice:
+                    // `black_box(copies[k])` copied the slice to the stack
+                    // as one 16-byte vector store and read it back as two
+                    // 8-byte loads (in the compiled loop), most likely a
+                    // store-forwarding stall. It cost contenders unequally
+                    // at 64 bytes (validating 64 ASCII bytes: ours 2.2 ->
+                    // 3.6 ns, simdutf8-compat 3.8 -> 6.0, encoding_rs and
+                    // bstr 5.2 -> 9.1, simdutf8-basic 2.2 -> 2.3; why basic
+                    // escaped is not known). With the slice read from the
+                    // array by two 8-byte loads, each is back to its speed
+                    // at one placement (ours 2.2 ns, basic 2.5).
+                    let $input = copies[black_box(k) % PLACEMENTS];
                     $call
                 })
             }
