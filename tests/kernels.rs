@@ -171,6 +171,55 @@ fn every_four_bytes_of_every_kind_around_the_block_edges() {
     }
 }
 
+/// Every 4-byte string of [`KINDS_OF_BYTE`] across the edge between two of
+/// `validate`'s groups of blocks (at 256 bytes, a multiple of every
+/// kernel's group), in an input aligned so that its groups start there,
+/// after ASCII and after multi-byte text: the hot loop checks a group's
+/// first bytes against the 3 before it, read again from memory rather than
+/// kept from the previous group.
+#[test]
+fn every_four_bytes_of_every_kind_across_a_group_edge() {
+    const EDGE: usize = 256;
+    // Groups are 4 blocks of 16, 32 or 64 bytes; a group at EDGE needs
+    // that many bytes after it to be checked as a group.
+    const LEN: usize = EDGE + 4 * 64 + 40;
+    for kernel in kernels() {
+        // The 4 bytes start 1, 2 or 3 bytes before the edge, after ASCII or
+        // after 2-byte characters (cut whole, padded with ASCII).
+        let cases: Vec<(usize, &str)> = (1..=3)
+            .flat_map(|offset| [(EDGE - offset, "x"), (EDGE - offset, "\u{e9}")])
+            .collect();
+        cases.par_iter().for_each(|&(at, filler)| {
+            // A buffer whose slice starts 64-byte aligned: no alignment
+            // prologue, so groups start at 0, 128 and 256 (AVX2) or
+            // 0 and 256 (AVX-512), every 64 bytes (SSE4.1).
+            let mut buffer = vec![b'y'; LEN + 64];
+            let start = buffer.as_ptr().align_offset(64);
+            let input = &mut buffer[start..start + LEN];
+            input[..at].copy_from_slice(&text(filler, at));
+            for a in KINDS_OF_BYTE {
+                for b in KINDS_OF_BYTE {
+                    for c in KINDS_OF_BYTE {
+                        for d in KINDS_OF_BYTE {
+                            input[at..at + 4].copy_from_slice(&[a, b, c, d]);
+                            let expected = core::str::from_utf8(input)
+                                .map(|_| ())
+                                .map_err(Utf8Error::from);
+                            assert_eq!(
+                                kernel.validate(input),
+                                expected,
+                                "{} {:02x?} at {at}",
+                                kernel.name,
+                                [a, b, c, d]
+                            );
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Text of `len` bytes made of `filler` characters (cut to a whole number
 /// of characters, then padded with ASCII to exactly `len`).
 fn text(filler: &str, len: usize) -> Vec<u8> {
