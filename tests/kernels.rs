@@ -52,6 +52,16 @@ fn check(kernel: &'static Kernel, bytes: &[u8]) {
     );
 }
 
+/// Checks one input through one kernel's validate only (`what` says where
+/// in a sweep it is).
+fn check_validate(kernel: &'static Kernel, bytes: &[u8], what: impl Fn() -> String) {
+    let expected = core::str::from_utf8(bytes)
+        .map(|_| ())
+        .map_err(Utf8Error::from);
+    let got = kernel.validate(bytes);
+    assert_eq!(got, expected, "{} validate {}", kernel.name, what());
+}
+
 #[test]
 fn at_least_the_scalar_kernel_runs_and_names_are_unique() {
     assert!(kernels().any(|k| k.name == "scalar"));
@@ -171,28 +181,30 @@ fn every_four_bytes_of_every_kind_around_the_block_edges() {
     }
 }
 
-/// Every 4-byte string of [`KINDS_OF_BYTE`] across the edge between two of
-/// `validate`'s groups of blocks (at 256 bytes, a multiple of every
-/// kernel's group), in an input aligned so that its groups start there,
-/// after ASCII and after multi-byte text: the hot loop checks a group's
-/// first bytes against the 3 before it, read again from memory rather than
-/// kept from the previous group.
+/// Every 4-byte string of [`KINDS_OF_BYTE`] across an edge between two of
+/// `validate`'s groups of blocks, in an input aligned so that the groups'
+/// places are known, after ASCII and after multi-byte text: the hot loop
+/// checks a group's first bytes against the 3 before it, read again from
+/// memory rather than kept from the previous group.
 #[test]
 fn every_four_bytes_of_every_kind_across_a_group_edge() {
-    const EDGE: usize = 256;
-    // Groups are 4 blocks of 16, 32 or 64 bytes; a group at EDGE needs
-    // that many bytes after it to be checked as a group.
-    const LEN: usize = EDGE + 4 * 64 + 40;
+    // In a 64-byte-aligned input the first block is checked alone and the
+    // groups of 4 blocks follow it: they start at 16 + 64k (SSE4.1, 16-byte
+    // blocks), 32 + 128k (AVX2) and 64 + 256k (AVX-512). One edge of each.
+    const EDGES: [usize; 3] = [272, 288, 320];
+    // A group at the last edge needs a group's bytes after it to be checked
+    // as a group.
+    const LEN: usize = 320 + 4 * 64 + 40;
     for kernel in kernels() {
-        // The 4 bytes start 1, 2 or 3 bytes before the edge, after ASCII or
+        // The 4 bytes start 1, 2 or 3 bytes before an edge, after ASCII or
         // after 2-byte characters (cut whole, padded with ASCII).
-        let cases: Vec<(usize, &str)> = (1..=3)
-            .flat_map(|offset| [(EDGE - offset, "x"), (EDGE - offset, "\u{e9}")])
+        let cases: Vec<(usize, &str)> = EDGES
+            .iter()
+            .flat_map(|edge| (1..=3).map(move |offset| edge - offset))
+            .flat_map(|at| [(at, "x"), (at, "\u{e9}")])
             .collect();
         cases.par_iter().for_each(|&(at, filler)| {
-            // A buffer whose slice starts 64-byte aligned: no alignment
-            // prologue, so groups start at 0, 128 and 256 (AVX2) or
-            // 0 and 256 (AVX-512), every 64 bytes (SSE4.1).
+            // 64-byte aligned: no alignment prologue.
             let mut buffer = vec![b'y'; LEN + 64];
             let start = buffer.as_ptr().align_offset(64);
             let input = &mut buffer[start..start + LEN];
@@ -202,16 +214,9 @@ fn every_four_bytes_of_every_kind_across_a_group_edge() {
                     for c in KINDS_OF_BYTE {
                         for d in KINDS_OF_BYTE {
                             input[at..at + 4].copy_from_slice(&[a, b, c, d]);
-                            let expected = core::str::from_utf8(input)
-                                .map(|_| ())
-                                .map_err(Utf8Error::from);
-                            assert_eq!(
-                                kernel.validate(input),
-                                expected,
-                                "{} {:02x?} at {at}",
-                                kernel.name,
-                                [a, b, c, d]
-                            );
+                            check_validate(kernel, input, || {
+                                format!("{:02x?} at {at}", [a, b, c, d])
+                            });
                         }
                     }
                 }
@@ -536,16 +541,7 @@ fn errors_around_the_alignment_prologue_at_every_address_skew() {
                         buf.extend_from_slice(&base[..at]);
                         buf.extend_from_slice(bad);
                         buf.extend_from_slice(&base[at..]);
-                        let input = &buf[skew..];
-                        let expected = core::str::from_utf8(input)
-                            .map(|_| ())
-                            .map_err(Utf8Error::from);
-                        assert_eq!(
-                            kernel.validate(input),
-                            expected,
-                            "{} skew {skew} at {at}",
-                            kernel.name
-                        );
+                        check_validate(kernel, &buf[skew..], || format!("skew {skew} at {at}"));
                     }
                 }
                 check(kernel, &base[..]);
