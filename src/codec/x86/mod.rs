@@ -28,8 +28,9 @@
 //! block is zero-padded (by a masked load, or [`tail_words`]'s overlapping
 //! loads): an unfinished character at the very end then meets a 0x00 and
 //! fails like a truncated one, which is exactly when `locate` reports
-//! `error_len: None`. Inputs of up to four blocks take a loop of their own,
-//! with no stack frame and no table loads unless a byte is non-ASCII.
+//! `error_len: None`. Inputs of up to four blocks take a path of their own,
+//! with no table loads unless a byte is non-ASCII and one test of the
+//! OR-ed flags at the end.
 //!
 //! The kernels are compiled only for x86-64 and never under Miri, which
 //! cannot run vendor intrinsics; there the scalar kernel is the only one.
@@ -254,76 +255,103 @@ macro_rules! validator {
                     return OK;
                 }
                 if let Some(first) = first(errors(input, zero())) {
-                    return Verdict::pack(Err(fail(bytes, first.min(len))));
+                    return super::fail_packed(bytes, first.min(len));
                 }
                 if len == N && incomplete(input) {
-                    return Verdict::pack(Err(fail(bytes, N)));
+                    return super::fail_packed(bytes, N);
                 }
                 return OK;
             }
             // Leading ASCII blocks need no check, and leave nothing open. A
             // loop of their own: the checking loop's tables, loaded before
             // it, are then loaded only if there is something to check.
-            // `input` is the block at `at` (the zero-padded rest, past the
-            // last whole block); `rest`, the bytes after it. (Slices split
-            // off `rest`, rather than ranges of an index, need no overflow
-            // test.)
             let mut at = 0;
-            let mut rest = bytes;
-            let mut input = loop {
-                match rest.split_first_chunk::<N>() {
-                    Some((block, after)) => {
-                        rest = after;
-                        let input = load(block);
+            let input = loop {
+                match bytes.get(at..at + N) {
+                    Some(block) => {
+                        let input = load(block.try_into().expect("N bytes"));
                         if !is_ascii(input) {
                             break input;
                         }
                         at += N;
                     }
-                    None if rest.is_empty() => return OK,
+                    None if at == len => return OK,
                     None => {
-                        let input = load_tail(rest);
+                        // Only the zero-padded rest is not ASCII: after
+                        // ASCII, zero is as good a previous block as any,
+                        // and the padding catches a character left open.
+                        let input = load_tail(&bytes[at..]);
                         if is_ascii(input) {
                             return OK;
                         }
-                        rest = &[];
-                        break input;
+                        return match first(errors(input, zero())) {
+                            Some(first) => super::fail_packed(bytes, (at + first).min(len)),
+                            None => OK,
+                        };
                     }
                 }
             };
-            // From the first block with a non-ASCII byte, every block.
+            // From the first block with a non-ASCII byte on, every block is
+            // checked and the flags OR-ed, tested once at the end (the
+            // error, if any, is then found block by block, out of line).
+            // A whole block after that first one reads its shifted copies
+            // from memory, as the long loop does (shuffles are the check's
+            // bottleneck); the padded rest, from registers.
+            let from = at;
+            let mut flags = errors(input, zero());
+            let mut last = input;
+            at += N;
+            while let Some(window) = bytes.get(at - 3..at + N) {
+                let window: &[u8; 3 + N] = window.try_into().expect("a block and 3 bytes");
+                let shifted =
+                    |by: usize| load(window[3 - by..3 - by + N].try_into().expect("N bytes"));
+                last = shifted(0);
+                flags = or(
+                    flags,
+                    errors_shifted(last, shifted(1), shifted(2), shifted(3)),
+                );
+                at += N;
+            }
+            let whole = at == len;
+            if !whole {
+                flags = or(flags, errors(load_tail(&bytes[at..]), last));
+            }
+            if any(flags) {
+                return fail_in_few(bytes, from);
+            }
+            // Ending with a whole block, is a character still open? (The
+            // padded rest's zeros already told.)
+            if whole && incomplete(last) {
+                return super::fail_packed(bytes, len);
+            }
+            OK
+        }
+
+        /// The error that [`validate_few`]'s checks flagged, in the blocks
+        /// from `from` (the first one not ASCII) on: each block checked
+        /// again in turn, the first flagged byte located. Packed, as
+        /// [`super::fail_packed`].
+        #[target_feature(enable = $features)]
+        #[cold]
+        #[inline(never)]
+        fn fail_in_few(bytes: &[u8], from: usize) -> Verdict {
+            let len = bytes.len();
             let mut prev = zero();
-            loop {
+            let mut at = from;
+            while at < len {
+                let input = match bytes.get(at..at + N) {
+                    Some(block) => load(block.try_into().expect("N bytes")),
+                    None => load_tail(&bytes[at..]),
+                };
                 if let Some(first) = first(errors(input, prev)) {
                     // In the padded rest, the flag may sit in the padding
                     // (an unfinished character): look back from the end.
-                    return Verdict::pack(Err(fail(bytes, (at + first).min(len))));
+                    return super::fail_packed(bytes, (at + first).min(len));
                 }
                 prev = input;
                 at += N;
-                input = match rest.split_first_chunk::<N>() {
-                    Some((block, after)) => {
-                        rest = after;
-                        load(block)
-                    }
-                    None if !rest.is_empty() => {
-                        let input = load_tail(rest);
-                        rest = &[];
-                        input
-                    }
-                    // The input ends with a whole block: is a character
-                    // still open?
-                    None if at == len => {
-                        return match incomplete(prev) {
-                            true => Verdict::pack(Err(fail(bytes, len))),
-                            false => OK,
-                        };
-                    }
-                    // That was the padded rest: its zeros already told
-                    // whether a character is left open.
-                    None => return OK,
-                };
             }
+            unreachable!("blocks that failed have a flagged one")
         }
 
         /// More than a group of blocks: [`validate_inner`], out of line (so
@@ -518,6 +546,15 @@ use crate::outcome::Utf8Error;
 #[inline(never)]
 fn fail(bytes: &[u8], flagged: usize) -> Utf8Error {
     fail_after(bytes, 0, flagged)
+}
+
+/// [`fail`], packed in a [`Verdict`](super::Verdict): a `Utf8Error` comes
+/// back through memory, a `Verdict` in a register, so the short paths that
+/// call this need no stack frame.
+#[cold]
+#[inline(never)]
+fn fail_packed(bytes: &[u8], flagged: usize) -> super::Verdict {
+    super::Verdict::pack(Err(fail(bytes, flagged)))
 }
 
 /// [`fail`] for a loop that starts again after each maximal subpart:
