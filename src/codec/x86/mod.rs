@@ -262,66 +262,96 @@ macro_rules! validator {
                 }
                 return OK;
             }
-            // Leading ASCII blocks need no check, and leave nothing open. A
-            // loop of their own: the checking loop's tables, loaded before
-            // it, are then loaded only if there is something to check.
-            let mut at = 0;
-            let input = loop {
-                match bytes.get(at..at + N) {
-                    Some(block) => {
-                        let input = load(block.try_into().expect("N bytes"));
-                        if !is_ascii(input) {
-                            break input;
-                        }
-                        at += N;
-                    }
-                    None if at == len => return OK,
-                    None => {
-                        // Only the zero-padded rest is not ASCII: after
-                        // ASCII, zero is as good a previous block as any,
-                        // and the padding catches a character left open.
-                        let input = load_tail(&bytes[at..]);
-                        if is_ascii(input) {
-                            return OK;
-                        }
-                        return match first(errors(input, zero())) {
-                            Some(first) => super::fail_packed(bytes, (at + first).min(len)),
-                            None => OK,
-                        };
-                    }
-                }
-            };
-            // From the first block with a non-ASCII byte on, every block is
-            // checked and the flags OR-ed, tested once at the end (the
-            // error, if any, is then found block by block, out of line).
-            // A whole block after that first one reads its shifted copies
-            // from memory, as the long loop does (shuffles are the check's
-            // bottleneck); the padded rest, from registers.
-            let from = at;
-            let mut flags = errors(input, zero());
-            let mut last = input;
-            at += N;
-            while let Some(window) = bytes.get(at - 3..at + N) {
-                let window: &[u8; 3 + N] = window.try_into().expect("a block and 3 bytes");
+            // All ASCII? One test of two or four overlapping blocks that
+            // cover the input (the first ones and the last ones), with no
+            // loop and no tail load.
+            let head = bytes.first_chunk::<N>().expect("more than N bytes");
+            let tail = bytes.last_chunk::<N>().expect("more than N bytes");
+            let mut high = or(load(head), load(tail));
+            if len > 2 * N {
+                let (head, tail) = (&bytes[N..2 * N], &bytes[len - 2 * N..len - N]);
+                high = or(
+                    high,
+                    or(
+                        load(head.try_into().expect("N bytes")),
+                        load(tail.try_into().expect("N bytes")),
+                    ),
+                );
+            }
+            if is_ascii(high) {
+                return OK;
+            }
+            // Every check below ORs the flags of its blocks and tests them
+            // once at the end (the error, if any, is then found block by
+            // block, out of line). A block with 3 bytes before it reads its
+            // shifted copies from memory, as the long loop does (shuffles
+            // are the check's bottleneck); the first block, with none,
+            // takes zero as the block before. The input's last block is
+            // its last N bytes, whole or overlapping the block before:
+            // read from memory, the overlap's context is the real bytes
+            // before it, so it is checked again alike and flags nothing
+            // new, and no zero-padded rest is assembled.
+            let checked = |at: usize| {
+                let window: &[u8; 3 + N] = bytes[at - 3..at + N]
+                    .try_into()
+                    .expect("a block and 3 bytes");
                 let shifted =
                     |by: usize| load(window[3 - by..3 - by + N].try_into().expect("N bytes"));
-                last = shifted(0);
-                flags = or(
-                    flags,
-                    errors_shifted(last, shifted(1), shifted(2), shifted(3)),
-                );
+                let block = shifted(0);
+                (
+                    block,
+                    errors_shifted(block, shifted(1), shifted(2), shifted(3)),
+                )
+            };
+            if (N + 3..=2 * N).contains(&len) {
+                // Two blocks, the first and the last, in straight-line code
+                // (no loop whose preheader loads the tables again).
+                let (last, last_errors) = checked(len - N);
+                if any(or(errors(load(head), zero()), last_errors)) {
+                    return fail_in_few(bytes, 0);
+                }
+                if incomplete(last) {
+                    return super::fail_packed(bytes, len);
+                }
+                return OK;
+            }
+            // Leading ASCII blocks need no check, and leave nothing open.
+            let mut at = 0;
+            while let Some(block) = bytes.get(at..at + N) {
+                if !is_ascii(load(block.try_into().expect("N bytes"))) {
+                    break;
+                }
                 at += N;
             }
-            let whole = at == len;
-            if !whole {
-                flags = or(flags, errors(load_tail(&bytes[at..]), last));
+            // From there on, every block.
+            let from = at;
+            let mut flags = zero();
+            if at == 0 {
+                flags = errors(load(head), zero());
+                at = N;
             }
+            while at + N <= len {
+                flags = or(flags, checked(at).1);
+                at += N;
+            }
+            // The last block: whole, or the last N bytes, or (with fewer
+            // than 3 bytes before those) the zero-padded rest, whose zeros
+            // catch a character left open.
+            let last = if at == len {
+                load(tail)
+            } else if len >= N + 3 {
+                let (block, errors) = checked(len - N);
+                flags = or(flags, errors);
+                block
+            } else {
+                flags = or(flags, errors(load_tail(&bytes[at..]), load(head)));
+                zero()
+            };
             if any(flags) {
                 return fail_in_few(bytes, from);
             }
-            // Ending with a whole block, is a character still open? (The
-            // padded rest's zeros already told.)
-            if whole && incomplete(last) {
+            // Is a character still open at the end?
+            if incomplete(last) {
                 return super::fail_packed(bytes, len);
             }
             OK
