@@ -269,12 +269,13 @@ macro_rules! validator {
             let tail = bytes.last_chunk::<N>().expect("more than N bytes");
             let mut high = or(load(head), load(tail));
             if len > 2 * N {
-                let (head, tail) = (&bytes[N..2 * N], &bytes[len - 2 * N..len - N]);
+                let second = &bytes[N..2 * N];
+                let second_last = &bytes[len - 2 * N..len - N];
                 high = or(
                     high,
                     or(
-                        load(head.try_into().expect("N bytes")),
-                        load(tail.try_into().expect("N bytes")),
+                        load(second.try_into().expect("N bytes")),
+                        load(second_last.try_into().expect("N bytes")),
                     ),
                 );
             }
@@ -295,13 +296,8 @@ macro_rules! validator {
                 let window: &[u8; 3 + N] = bytes[at - 3..at + N]
                     .try_into()
                     .expect("a block and 3 bytes");
-                let shifted =
-                    |by: usize| load(window[3 - by..3 - by + N].try_into().expect("N bytes"));
-                let block = shifted(0);
-                (
-                    block,
-                    errors_shifted(block, shifted(1), shifted(2), shifted(3)),
-                )
+                let block = load(window[3..].try_into().expect("N bytes"));
+                (block, errors_in_place(window, block))
             };
             if (N + 3..=2 * N).contains(&len) {
                 // Two blocks, the first and the last, in straight-line code
@@ -358,30 +354,13 @@ macro_rules! validator {
         }
 
         /// The error that [`validate_few`]'s checks flagged, in the blocks
-        /// from `from` (the first one not ASCII) on: each block checked
-        /// again in turn, the first flagged byte located. Packed, as
-        /// [`super::fail_packed`].
+        /// from `from` (the first one not ASCII) on: [`fail_from`],
+        /// packed, as [`super::fail_packed`].
         #[target_feature(enable = $features)]
         #[cold]
         #[inline(never)]
         fn fail_in_few(bytes: &[u8], from: usize) -> Verdict {
-            let len = bytes.len();
-            let mut prev = zero();
-            let mut at = from;
-            while at < len {
-                let input = match bytes.get(at..at + N) {
-                    Some(block) => load(block.try_into().expect("N bytes")),
-                    None => load_tail(&bytes[at..]),
-                };
-                if let Some(first) = first(errors(input, prev)) {
-                    // In the padded rest, the flag may sit in the padding
-                    // (an unfinished character): look back from the end.
-                    return super::fail_packed(bytes, (at + first).min(len));
-                }
-                prev = input;
-                at += N;
-            }
-            unreachable!("blocks that failed have a flagged one")
+            Verdict::pack(Err(fail_from(bytes, from, zero())))
         }
 
         /// More than a group of blocks: [`validate_inner`], out of line (so
@@ -451,7 +430,7 @@ macro_rules! validator {
                 } else {
                     let flags = errors_in_window(window, &blocks);
                     if any(flags) {
-                        return Err(fail_in_group(bytes, at, prev));
+                        return Err(fail_from(bytes, at, prev));
                     }
                     prev = blocks[super::GROUP - 1];
                     prev_incomplete = incomplete(prev);
@@ -491,24 +470,30 @@ macro_rules! validator {
             Ok(())
         }
 
-        /// The error in the group of blocks at `at` (after `prev`) that
-        /// the checks flagged: its blocks loaded and checked again in turn
-        /// (only this group's, once per call), the first flagged byte
-        /// located. (Rather than keeping each block's flags live through
-        /// the loop: with four blocks, AVX2's 16 registers spilled.)
+        /// The error that a check flagged in the blocks from `at` (after
+        /// `prev`) on: the blocks loaded and checked again in turn (the
+        /// rest zero-padded), the first flagged byte located. (Rather than
+        /// keeping each block's flags live through the check: with four
+        /// blocks, AVX2's 16 registers spilled.)
         #[target_feature(enable = $features)]
         #[cold]
         #[inline(never)]
-        fn fail_in_group(bytes: &[u8], at: usize, mut prev: V) -> Utf8Error {
-            let group = &bytes[at..at + super::GROUP * N];
-            for (i, block) in group.chunks_exact(N).enumerate() {
-                let block = load(block.try_into().expect("N bytes"));
-                if let Some(first) = first(errors(block, prev)) {
-                    return fail(bytes, at + i * N + first);
+        fn fail_from(bytes: &[u8], mut at: usize, mut prev: V) -> Utf8Error {
+            let len = bytes.len();
+            while at < len {
+                let input = match bytes.get(at..at + N) {
+                    Some(block) => load(block.try_into().expect("N bytes")),
+                    None => load_tail(&bytes[at..]),
+                };
+                if let Some(first) = first(errors(input, prev)) {
+                    // In the padded rest, the flag may sit in the padding
+                    // (an unfinished character): look back from the end.
+                    return fail(bytes, (at + first).min(len));
                 }
-                prev = block;
+                prev = input;
+                at += N;
             }
-            unreachable!("a group that failed has a flagged block")
+            unreachable!("blocks that failed have a flagged one")
         }
 
         /// The Keiser–Lemire check of one block: non-zero bytes mark errors.
@@ -533,14 +518,21 @@ macro_rules! validator {
         fn errors_in_window(window: &[u8; 3 + super::GROUP * N], blocks: &[V; super::GROUP]) -> V {
             let mut flags = zero();
             for (i, &block) in blocks.iter().enumerate() {
-                let shifted = |by: usize| {
-                    let at = 3 + i * N - by;
-                    load(window[at..at + N].try_into().expect("N bytes"))
-                };
-                let (prev1, prev2, prev3) = (shifted(1), shifted(2), shifted(3));
-                flags = or(flags, errors_shifted(block, prev1, prev2, prev3));
+                let window = window[i * N..i * N + 3 + N]
+                    .try_into()
+                    .expect("a block and 3 bytes");
+                flags = or(flags, errors_in_place(window, block));
             }
             flags
+        }
+
+        /// [`errors`] of `block`, the bytes `window[3..]`, with its shifted
+        /// copies loaded from `window` (see [`errors_in_window`]).
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn errors_in_place(window: &[u8; 3 + N], block: V) -> V {
+            let shifted = |by: usize| load(window[3 - by..3 - by + N].try_into().expect("N bytes"));
+            errors_shifted(block, shifted(1), shifted(2), shifted(3))
         }
 
         /// The check of one block given its bytes shifted by 1, 2 and 3
