@@ -339,6 +339,14 @@ macro_rules! decode_block {
     }};
 }
 
+/// The mask of the first `n` bytes of a block, `n` < 64: out of line, for
+/// the error path of the decoding loop.
+#[cold]
+#[inline(never)]
+fn prefix_mask(n: usize) -> u64 {
+    (1u64 << n) - 1
+}
+
 /// If the 64-byte `block` is 3-byte characters only (CJK text), given that
 /// the check passed: where the first starts (0, 1 or 2). Its `leads` are
 /// then every third byte, and its last lead a 3-byte one; that lead's
@@ -537,7 +545,14 @@ macro_rules! checked_decoder {
                     let flag = first(errors).map(|f| (at + f).min(len));
                     let decoded = match flag {
                         None => real,
-                        Some(f) => (1u64 << (f - at)) - 1,
+                        // A call, so that this is a branch (predicted: no
+                        // error) and not a conditional move, through which
+                        // the leads, and so all the decoding of every
+                        // block, waited for the block's check, a chain of
+                        // a dozen dependent steps. Measured (VBMI2, 4 KiB
+                        // and 1 MiB): Latin, CJK, emoji and mixed text
+                        // 11-17 % faster; without VBMI 6-29 %.
+                        Some(f) => prefix_mask(f - at),
                     };
                     // A lead is any byte but 0x80..=0xBF: as i8, greater
                     // than -65.
