@@ -427,6 +427,24 @@ macro_rules! validator {
                     // After ASCII, zero is as good a "previous block" as any:
                     // the tables treat every ASCII byte alike.
                     prev = zero();
+                    at += super::GROUP * N;
+                    // The run of ASCII goes on in a loop of its own, each
+                    // group tested by its OR alone: a dozen instructions a
+                    // group, none of the window's bookkeeping. ASCII at
+                    // 4 KiB, criterion: AVX2 97-117 -> 130 GB/s (the shared
+                    // loop's speed depended on where the build placed it),
+                    // AVX-512 136 -> 146.
+                    while let Some(group) = bytes.get(at..at + super::GROUP * N) {
+                        let mut high = zero();
+                        for block in group.chunks_exact(N) {
+                            high = or(high, load(block.try_into().expect("N bytes")));
+                        }
+                        if !is_ascii(high) {
+                            break;
+                        }
+                        at += super::GROUP * N;
+                    }
+                    continue;
                 } else {
                     let flags = errors_in_window(window, &blocks);
                     if any(flags) {
