@@ -212,10 +212,53 @@ fn widen_avx2(bytes: &[u8], out: &mut Vec<u32>) {
 // ---- the benchmarks ------------------------------------------------------
 
 fn record_run() {
+    write_meta(serde_json::json!({
+        "kernel": codec::active_kernel().name,
+        "kernel_env": std::env::var("UTF8CONFORM_KERNEL").unwrap_or_default(),
+        "simdutf_env": std::env::var("SIMDUTF_FORCE_IMPLEMENTATION").unwrap_or_default(),
+        "load_at_start": load_average(),
+    }));
+}
+
+/// Why a run pinned to a kernel (`UTF8CONFORM_KERNEL`) cannot measure on
+/// this CPU, if it cannot: the CPU lacks the kernel's instructions. The
+/// report's pinned runs emulate other CPUs on a more capable one; on a CPU
+/// without AVX-512 the "without VBMI" run has nothing to run, and the
+/// command that regenerates the report must go on, not stop there. (A name
+/// no kernel has is a mistake, not a CPU's limit: `active_kernel` panics
+/// on it, as ever.)
+fn pinned_kernel_missing() -> Option<String> {
+    let name = std::env::var("UTF8CONFORM_KERNEL")
+        .ok()
+        .filter(|n| !n.is_empty())?;
+    if !codec::KERNELS.iter().any(|k| k.name == name) {
+        return None;
+    }
+    let available: Vec<&str> = codec::KERNELS
+        .iter()
+        .filter(|k| (k.available)())
+        .map(|k| k.name)
+        .collect();
+    (!available.contains(&name.as_str())).then(|| {
+        format!(
+            "UTF8CONFORM_KERNEL={name}: this CPU cannot run that kernel (it runs {})",
+            available.join(", ")
+        )
+    })
+}
+
+/// The load average, as `/proc/loadavg` gives it (empty where there is none).
+fn load_average() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    load.trim().to_string()
+}
+
+/// Writes `codec-meta.json`, what the report needs to know about this run.
+fn write_meta(meta: serde_json::Value) {
     // The report needs to know which kernel ran (and which simdutf was
     // asked for); it cannot ask later. Criterion writes to $CRITERION_HOME
-    // when it is set (the report's second run, pinned as on a machine
-    // without VBMI), else to the target directory's `criterion/`.
+    // when it is set (the report's pinned runs, as on a machine without
+    // VBMI or without AVX-512), else to the target directory's `criterion/`.
     let dir = match std::env::var_os("CRITERION_HOME") {
         Some(home) => std::path::PathBuf::from(home),
         None => std::path::Path::new(
@@ -225,14 +268,6 @@ fn record_run() {
         .join("criterion"),
     };
     let _ = std::fs::create_dir_all(&dir);
-    // And how busy the machine was when the run started.
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let meta = serde_json::json!({
-        "kernel": codec::active_kernel().name,
-        "kernel_env": std::env::var("UTF8CONFORM_KERNEL").unwrap_or_default(),
-        "simdutf_env": std::env::var("SIMDUTF_FORCE_IMPLEMENTATION").unwrap_or_default(),
-        "load_at_start": load.trim(),
-    });
     let _ = std::fs::write(dir.join("codec-meta.json"), format!("{meta}\n"));
 }
 
@@ -358,6 +393,16 @@ macro_rules! iter_placed {
 }
 
 fn benches(c: &mut Criterion) {
+    if let Some(why) = pinned_kernel_missing() {
+        // Recorded, so that the report says why the section is empty
+        // rather than show an older run's results as this one's.
+        eprintln!("codec bench: nothing measured. {why}");
+        write_meta(serde_json::json!({
+            "skipped": why,
+            "load_at_start": load_average(),
+        }));
+        return;
+    }
     record_run();
     for round in ROUNDS {
         for input in inputs() {

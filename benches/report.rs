@@ -396,6 +396,13 @@ fn pinned_section(target: &Path, run: &Pinned, md: &mut String) {
          would run there, not that machine's speed.\n",
         run.heading, run.intro
     );
+    let meta = read_meta(&dir);
+    if let Some(why) = meta["skipped"].as_str() {
+        // Results left in the directory are an older run's, maybe another
+        // machine's: not this run.
+        let _ = writeln!(md, "Not measured on this CPU. {why}.\n");
+        return;
+    }
     if results.is_empty() {
         let _ = writeln!(
             md,
@@ -404,7 +411,6 @@ fn pinned_section(target: &Path, run: &Pinned, md: &mut String) {
         );
         return;
     }
-    let meta = read_meta(&dir);
     facts(
         md,
         &[
