@@ -182,7 +182,18 @@ macro_rules! fused_decoder {
                 }
             );
             let rest = &bytes[at..];
-            let result = validate(rest).unpack();
+            let verdict = validate(rest);
+            if verdict.is_ok() && !rest.is_empty() && rest.len() < 64 {
+                // Less than a block left, well-formed: the kernel's
+                // `decode_tail` takes it from the input's last 64 bytes, if
+                // there are that many.
+                if let Some(block) = bytes.last_chunk::<64>() {
+                    if decode_tail(block, 64 - rest.len(), out) {
+                        return verdict;
+                    }
+                }
+            }
+            let result = verdict.unpack();
             // SAFETY: `result` is this kernel's validation of `rest`.
             decode_valid(unsafe { $crate::codec::valid_prefix(rest, result) }, out);
             Verdict::pack(result.map_err(|e| e.shifted(at)))
@@ -204,7 +215,15 @@ macro_rules! fused_decoder {
                 |_| true
             );
             // `at` is a character boundary of the `&str`.
-            $crate::codec::decode::decode_valid_scalar(&text[at..], out);
+            let rest = &text[at..];
+            if !rest.is_empty() && rest.len() < 64 {
+                if let Some(block) = text.as_bytes().last_chunk::<64>() {
+                    if decode_tail(block, 64 - rest.len(), out) {
+                        return;
+                    }
+                }
+            }
+            $crate::codec::decode::decode_valid_scalar(rest, out);
         }
     };
 }

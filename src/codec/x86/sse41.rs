@@ -145,6 +145,14 @@ fused_decoder!("ssse3,sse4.1,popcnt");
 /// table steps.
 const ALL_LENGTHS: bool = false;
 
+/// No decoder of the last bytes (less than a block) in the block's steps:
+/// they take the scalar loop (returns false, "not taken"). The AVX2
+/// kernel's needs `window16`.
+#[inline(always)]
+fn decode_tail(_: &[u8; 64], _: usize, _: &mut Vec<u32>) -> bool {
+    false
+}
+
 /// 64 ASCII bytes to 64 code points, 16 bytes at a time, as the step loop
 /// widens its ASCII runs.
 #[target_feature(enable = "ssse3,sse4.1")]
