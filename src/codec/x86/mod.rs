@@ -163,7 +163,7 @@ macro_rules! fused_decoder {
         /// `bytes` to `out`; the verdict is `validate`'s.
         #[target_feature(enable = $features)]
         pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
-            let at = super::shuffle::decode_blocks!(
+            let (at, checked_to) = super::shuffle::decode_blocks!(
                 bytes,
                 out,
                 masks,
@@ -182,6 +182,22 @@ macro_rules! fused_decoder {
                 }
             );
             let rest = &bytes[at..];
+            if checked_to == bytes.len() && !rest.is_empty() {
+                // The last block checked ends where the input does (a
+                // 64-byte input, say): `rest` passed its check, and is
+                // well-formed unless a character is left open at the end.
+                // Then the kernel's `decode_tail` takes it from that block,
+                // with no second check.
+                debug_assert!(
+                    rest.len() < 64,
+                    "the loop takes every whole block it checks"
+                );
+                let block = bytes.last_chunk::<64>().expect("a checked block");
+                let last = load(bytes.last_chunk::<N>().expect("N ≤ 64 bytes"));
+                if !incomplete(last) && decode_tail(block, 64 - rest.len(), out) {
+                    return Verdict::WELL_FORMED;
+                }
+            }
             let verdict = validate(rest);
             if verdict.is_ok() && !rest.is_empty() && rest.len() < 64 {
                 // Less than a block left, well-formed: the kernel's
@@ -204,7 +220,7 @@ macro_rules! fused_decoder {
         /// block).
         #[target_feature(enable = $features)]
         pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
-            let at = super::shuffle::decode_blocks!(
+            let (at, _) = super::shuffle::decode_blocks!(
                 text.as_bytes(),
                 out,
                 masks,

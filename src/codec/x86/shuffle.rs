@@ -179,7 +179,9 @@ pub(super) fn threes(window: __m128i, lanes: &mut [MaybeUninit<u32>]) {
 /// stores the 64 code points of a block of ASCII (the kernel's widest
 /// stores); `$bmp16` decodes the characters that start in 16 bytes of 1-
 /// to 3-byte characters (as [`bmp16`] does) and, if `$all_lengths`,
-/// `$window` those of 16 bytes with 4-byte characters among them.
+/// `$window` those of 16 bytes with 4-byte characters among them. Also
+/// evaluates to where the checked blocks end (`at` or past it: the last
+/// block's steps stop short of its end).
 ///
 /// Every block starts at a character boundary, so `$check` may validate it
 /// on its own (the bytes before it are whole characters, as good as ASCII
@@ -205,9 +207,13 @@ macro_rules! decode_blocks {
         let dst = &mut out.spare_capacity_mut()[..bytes.len()];
         let mut at = 0;
         let mut written = 0;
+        // Where the last block that passed `$check` ends.
+        let mut checked_to = 0;
         // Invariant: `at` is a character boundary, `bytes[..at]` well-formed
         // and its code points in `dst[..written]`; `written` ≤ `at` (one
-        // code point per character, each at least a byte).
+        // code point per character, each at least a byte); `at` ≤
+        // `checked_to`, and `bytes[..checked_to]` passed the checks (it is
+        // well-formed but for a character it may leave open at its end).
         while let Some(block) = bytes.get(at..at + 64) {
             let block: &[u8; 64] = block.try_into().expect("64 bytes");
             let (non_ascii, starts, four): (u64, u64, u64) = $masks(block);
@@ -215,6 +221,7 @@ macro_rules! decode_blocks {
             if non_ascii != 0 && !$check(block) {
                 break;
             }
+            checked_to = at + 64;
             if starts & ((1 << 61) - 1) == TWENTY_THREES {
                 // Twenty 3-byte characters (CJK text): five fixed shuffles,
                 // no table, and the next block 60 bytes on.
@@ -246,6 +253,7 @@ macro_rules! decode_blocks {
                             if $masks(block).0 != 0 {
                                 break;
                             }
+                            checked_to = at + 64;
                         }
                         None => break,
                     }
@@ -322,7 +330,7 @@ macro_rules! decode_blocks {
         // code points of `bytes[..at]` (every step wrote the lanes it
         // counted).
         unsafe { out.set_len(base + written) };
-        at
+        (at, checked_to)
     }};
 }
 pub(super) use decode_blocks;
