@@ -182,32 +182,26 @@ macro_rules! fused_decoder {
                 }
             );
             let rest = &bytes[at..];
-            if checked_to == bytes.len() && !rest.is_empty() {
-                // The last block checked ends where the input does (a
-                // 64-byte input, say): `rest` passed its check, and is
-                // well-formed unless a character is left open at the end.
-                // Then the kernel's `decode_tail` takes it from that block,
-                // with no second check.
-                debug_assert!(
-                    rest.len() < 64,
-                    "the loop takes every whole block it checks"
-                );
-                let block = bytes.last_chunk::<64>().expect("a checked block");
-                let last = load(bytes.last_chunk::<N>().expect("N ≤ 64 bytes"));
-                if !incomplete(last) && decode_tail(block, 64 - rest.len(), out) {
-                    return Verdict::WELL_FORMED;
-                }
-            }
-            let verdict = validate(rest);
-            if verdict.is_ok() && !rest.is_empty() && rest.len() < 64 {
-                // Less than a block left, well-formed: the kernel's
-                // `decode_tail` takes it from the input's last 64 bytes, if
-                // there are that many.
-                if let Some(block) = bytes.last_chunk::<64>() {
-                    if decode_tail(block, 64 - rest.len(), out) {
-                        return verdict;
-                    }
-                }
+            // The last block checked ends where the input does (a 64-byte
+            // input, say): `rest` passed its check, and is well-formed
+            // unless a character is left open at the end, which one test
+            // tells without checking `rest` again.
+            let verdict = if checked_to == bytes.len()
+                && !rest.is_empty()
+                && !incomplete(load(bytes.last_chunk::<N>().expect("N ≤ 64 bytes")))
+            {
+                Verdict::WELL_FORMED
+            } else {
+                validate(rest)
+            };
+            if verdict.is_ok() {
+                // SAFETY: `verdict` is this kernel's validation of `rest`,
+                // or the checks above: `rest` is well-formed.
+                let rest = unsafe { core::str::from_utf8_unchecked(rest) };
+                // The loop stopped at its last whole block: less than a
+                // block is left.
+                decode_rest(rest, bytes.last_chunk::<64>(), out);
+                return verdict;
             }
             let result = verdict.unpack();
             // SAFETY: `result` is this kernel's validation of `rest`.
@@ -231,15 +225,23 @@ macro_rules! fused_decoder {
                 |_| true
             );
             // `at` is a character boundary of the `&str`.
-            let rest = &text[at..];
-            if !rest.is_empty() && rest.len() < 64 {
-                if let Some(block) = text.as_bytes().last_chunk::<64>() {
-                    if decode_tail(block, 64 - rest.len(), out) {
-                        return;
-                    }
+            decode_rest(&text[at..], text.as_bytes().last_chunk::<64>(), out);
+        }
+
+        /// Decodes `text`, the less than a block that the loop leaves at
+        /// the end of an input whose last 64 bytes are `block` (if it has
+        /// that many): by the kernel's `decode_tail` if it takes them, by
+        /// the scalar loop if not.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn decode_rest(text: &str, block: Option<&[u8; 64]>, out: &mut Vec<u32>) {
+            debug_assert!(text.len() < 64, "the loop takes every whole block");
+            if let Some(block) = block {
+                if !text.is_empty() && decode_tail(block, 64 - text.len(), out) {
+                    return;
                 }
             }
-            $crate::codec::decode::decode_valid_scalar(rest, out);
+            $crate::codec::decode::decode_valid_scalar(text, out);
         }
     };
 }
