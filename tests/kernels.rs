@@ -378,6 +378,68 @@ fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
 }
 
 #[test]
+fn stray_steps_see_strays_and_characters_at_every_offset_of_every_width() {
+    // The stray loop's step is the kernel's own: a 64-byte block (AVX-512)
+    // or 60 bytes after a first 32-byte block (AVX2), and no other test
+    // here knows where those steps fall. So shift everything by 0 to 64
+    // ASCII bytes in front, which puts the region below at every offset of
+    // any step up to 64 bytes wide, and in the region put two strays at
+    // every pair of offsets (so every pair lands in one step), one, none,
+    // or a character, complete or cut short, at every offset of two steps
+    // alone, with a stray 17 bytes before or after it, or with a stray and
+    // a character before it (a step with a lead, or a third stray, must not
+    // pass; a lead is no stray, even where its character goes on past the
+    // block). The region is followed by enough ASCII for further steps.
+    let mut regions: Vec<Vec<u8>> = vec![vec![b'a'; 64]];
+    for i in 0..64 {
+        for j in i..64 {
+            let mut region = vec![b'a'; 64];
+            region[i] = LONE[(i + 2 * j) % LONE.len()];
+            region[j] = LONE[(3 * i + j) % LONE.len()];
+            regions.push(region);
+        }
+    }
+    for character in [
+        b"\xC2\xA9".as_slice(),
+        b"\xE2\x82\xAC",
+        b"\xF0\x9F\x98\x80",
+        // The highest lead, F4, is next to the strays F5..=FF.
+        b"\xF4\x8F\xBF\xBD",
+        b"\xE2\x82",
+        b"\xFF\xFE\xC0",
+    ] {
+        for at in 0..128 {
+            for before in [None, Some(17), Some(128 - 17), Some(128 - 12)] {
+                let mut region = vec![b'a'; 128 + 4];
+                if let Some(stray) = before {
+                    region[(at + stray) % 128] = 0xC1;
+                }
+                if before == Some(128 - 12) {
+                    // A character before the stray, so that the stray is
+                    // not the block's first non-ASCII byte.
+                    let e = (at + 128 - 25) % 128;
+                    region[e..e + 2].copy_from_slice(b"\xC3\xA9");
+                }
+                region[at..at + character.len()].copy_from_slice(character);
+                regions.push(region);
+            }
+        }
+    }
+    for kernel in kernels() {
+        regions.par_iter().for_each(|region| {
+            for shift in 0..=64 {
+                // A first error in front enters the lossy loop.
+                let mut input = b"\xBF".to_vec();
+                input.extend(std::iter::repeat_n(b'z', 64 + shift));
+                input.extend_from_slice(region);
+                input.extend(std::iter::repeat_n(b'y', 130));
+                check(kernel, &input);
+            }
+        });
+    }
+}
+
+#[test]
 fn never_occurring_bytes_in_multibyte_text_at_every_pair_of_offsets() {
     // A block of Latin, CJK or emoji text holding one or two bytes that
     // never occur in UTF-8 and continue nothing (C0, C1, F5..FF) is lossy

@@ -19,8 +19,8 @@
 //! **Kernels.** Each [`Kernel`] is one instruction set's validator, decoder
 //! (checked: validate and decode in one pass on the SIMD kernels; the
 //! scalar one validates, then decodes), decoder of well-formed text and
-//! encoder, and — for
-//! AVX-512 — one-pass lossy decoders to UTF-8 and UTF-32. Everything else
+//! encoder, and — for AVX-512 and AVX2 — a one-pass lossy decoder to
+//! UTF-8 (and for AVX-512 one to UTF-32). Everything else
 //! is written once on top of those: the streaming decoder, and lossy
 //! decoding on the kernels without their own, run the
 //! [`engine`](self) (check a span with the kernel, hand the well-formed
@@ -468,7 +468,7 @@ pub static KERNELS: &[Kernel] = &[
         validate: x86::avx2::validate,
         decode: x86::avx2::decode,
         decode_valid: x86::avx2::decode_valid,
-        decode_lossy: None,
+        decode_lossy: Some(x86::avx2::decode_lossy),
         decode_lossy_utf32: None,
         encode: x86::avx2::encode,
     },

@@ -1,8 +1,10 @@
 //! The AVX2 kernel (32-byte registers): SIMD validation, decoding by
 //! [`super::shuffle`]'s loop with 16 bytes of any characters at a time
-//! ([`bmp16`], [`window16`]), and encoding 16 values at a time
-//! ([`encode`]).
+//! ([`bmp16`], [`window16`]), encoding 16 values at a time ([`encode`]),
+//! and one-pass lossy decoding to UTF-8 (`lossy_decoder!`, with a stray
+//! step of its own: [`stray_step`]).
 
+use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, THREE};
 use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
 use crate::codec::encode::EncodeFailure;
@@ -158,6 +160,199 @@ fn incomplete(v: V) -> bool {
 
 validator!("avx2");
 fused_decoder!("avx2,bmi1,bmi2,popcnt");
+
+// ---- lossy decoding to UTF-8 ([`lossy_decoder!`]) ------------------------
+
+/// A bit per byte of a block.
+type Mask = u32;
+
+/// The block at `bytes[at..]`, with no bounds check.
+///
+/// # Safety
+/// `at + N ≤ bytes.len()`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_at(bytes: &[u8], at: usize) -> V {
+    debug_assert!(at + N <= bytes.len());
+    // SAFETY: `bytes[at..at + N]` is in bounds (the caller's contract), so
+    // it is 32 readable bytes; `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_si256(bytes.as_ptr().add(at).cast()) }
+}
+
+/// Stores `v` at `dst`, unaligned.
+///
+/// # Safety
+/// `dst` must be valid for `N` bytes of writes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store(dst: *mut u8, v: V) {
+    // SAFETY: `dst` is valid for 32 bytes of writes (the caller's
+    // contract); `storeu` has no alignment requirement.
+    unsafe { _mm256_storeu_si256(dst.cast(), v) }
+}
+
+/// The bytes of `v` at 0x80 and above.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn non_ascii_mask(v: V) -> Mask {
+    _mm256_movemask_epi8(v) as Mask
+}
+
+/// The bytes of `block` that can start a well-formed multi-byte character
+/// (C2..=F4, RFC 3629 §4).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn multi_byte_leads(block: V) -> Mask {
+    // AVX2 compares bytes as signed: `b - 0x42` (wrapping) moves C2..=F4 to
+    // -128..=-78, the only bytes below -77.
+    let moved = _mm256_sub_epi8(block, splat(0x42));
+    non_ascii_mask(_mm256_cmpgt_epi8(splat(0xB3), moved))
+}
+
+/// The bytes of `block` that never occur in UTF-8 and continue nothing
+/// (C0, C1, F5..=FF).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn never_leads(block: V) -> Mask {
+    let c0_c1 = _mm256_cmpeq_epi8(_mm256_and_si256(block, splat(0xFE)), splat(0xC0));
+    // `max(b, F5) == b` is `b >= F5` for unsigned bytes.
+    let f5_ff = _mm256_cmpeq_epi8(_mm256_max_epu8(block, splat(0xF5)), block);
+    non_ascii_mask(_mm256_or_si256(c0_c1, f5_ff))
+}
+
+/// `v` with a space at each byte `mask` marks.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn with_spaces(v: V, mask: Mask) -> V {
+    // Byte i of the block takes byte i / 8 of the mask (each 16-byte lane
+    // of the broadcast holds all four), then tests its own bit.
+    let spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(mask as i32),
+        _mm256_setr_epi64x(
+            0,
+            0x0101_0101_0101_0101,
+            0x0202_0202_0202_0202,
+            0x0303_0303_0303_0303,
+        ),
+    );
+    let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+    let marked = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+    _mm256_blendv_epi8(v, splat(b' '), marked)
+}
+
+/// Input bytes the stray loop's step ([`lossy_decoder!`]) takes: 60, so
+/// that its output, `60 + 2·strays` bytes with at most two strays, is two
+/// registers.
+const STRAY_STEP: usize = 60;
+/// Bytes the step reads from its start: two registers (and 4 bytes before
+/// it).
+const STRAY_STEP_READS: usize = 2 * N;
+/// Bytes the step writes: two registers.
+const STRAY_STEP_WRITES: usize = 2 * N;
+
+/// 0x00 before [`SELECT_AT`], 0xFF from there on: read from
+/// `SELECT_AT + h - k` ([`lanes_from`]), the mask of lanes `k - h` and up.
+static FROM_HERE: [u8; 2 * SELECT_AT] = {
+    let mut t = [0; 2 * SELECT_AT];
+    let mut i = SELECT_AT;
+    while i < t.len() {
+        t[i] = 0xFF;
+        i += 1;
+    }
+    t
+};
+
+/// U+FFFD at [`SELECT_AT`], zeros around it: read from `SELECT_AT + h - k`
+/// ([`lanes_from`]), U+FFFD at lane `k - h` (where it falls in the register).
+static REPLACEMENT_HERE: [u8; 2 * SELECT_AT] = {
+    let mut t = [0; 2 * SELECT_AT];
+    let r = crate::codec::REPLACEMENT_UTF8;
+    t[SELECT_AT] = r[0];
+    t[SELECT_AT + 1] = r[1];
+    t[SELECT_AT + 2] = r[2];
+    t
+};
+
+/// Where [`FROM_HERE`] turns to 0xFF and [`REPLACEMENT_HERE`] holds U+FFFD:
+/// past the largest `k` (69) that [`stray_step`] reads them at.
+const SELECT_AT: usize = 96;
+
+/// The 32 bytes of `table` from `SELECT_AT + h - k`: lane `i` holds the
+/// table's entry for output byte `h + i` of a step, with the table's turn
+/// (its byte `SELECT_AT`) at output byte `k`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes_from(table: &[u8; 2 * SELECT_AT], h: usize, k: usize) -> V {
+    debug_assert!(h <= N && k <= 69);
+    let from = SELECT_AT + h - k;
+    assert!(from + N <= table.len());
+    // SAFETY: `table[from..from + N]` is in bounds (just asserted; the
+    // compiler proves it from `h ≤ 32`, `k ≤ 69` where it can see them);
+    // `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_si256(table.as_ptr().add(from).cast()) }
+}
+
+/// If the 60 bytes at `bytes[at..]` are ASCII and at most two stray bytes,
+/// stores their lossy output (`60 + 2·strays` bytes) at `o` and returns its
+/// length.
+///
+/// The output is built in registers and stored once, two registers: output
+/// byte `j` is input byte `j` before the first stray, `j - 2` after its
+/// U+FFFD, `j - 4` after the second's, so each output register is a blend
+/// of three loads (0, 2 and 4 bytes back), its lanes chosen and the
+/// U+FFFDs placed by masks read from sliding tables at the strays'
+/// positions. The AVX-512 kernel's step, the block stored whole and then
+/// U+FFFD and the rest patched over each stray, is five stores a block,
+/// three of them whole registers at any offset; on Zen 3 a 32-byte store
+/// across a cache line costs about two, and with 32-byte blocks that step
+/// was 1.3× slower (measured).
+///
+/// # Safety
+/// `o` must be valid for [`STRAY_STEP_WRITES`] bytes of writes, and
+/// `N ≤ at`, `at + STRAY_STEP_READS ≤ bytes.len()`.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn stray_step(o: *mut u8, bytes: &[u8], at: usize) -> Option<usize> {
+    /// The step's bytes among a mask's 64.
+    const STEP_BYTES: u64 = (1 << STRAY_STEP) - 1;
+    // The loads after a stray start up to 4 bytes before the step.
+    debug_assert!(at >= N);
+    // SAFETY: `at + 2N = at + STRAY_STEP_READS ≤ bytes.len()`.
+    let (low, high) = unsafe { (load_at(bytes, at), load_at(bytes, at + N)) };
+    let leads = u64::from(multi_byte_leads(low)) | u64::from(multi_byte_leads(high)) << N;
+    let strays = u64::from(non_ascii_mask(low)) | u64::from(non_ascii_mask(high)) << N;
+    let strays = strays & STEP_BYTES;
+    if leads & STEP_BYTES != 0 || strays.count_ones() > 2 {
+        return None;
+    }
+    // 64 when there is no (second) stray: then its lanes are past the output.
+    let first = strays.trailing_zeros() as usize;
+    let second = (strays & strays.wrapping_sub(1)).trailing_zeros() as usize;
+    for h in [0, N] {
+        // SAFETY: `at ≥ N ≥ 4`, and `at + h + N ≤ at + 2N ≤ bytes.len()`.
+        let (same, back2, back4) = unsafe {
+            (
+                load_at(bytes, at + h),
+                load_at(bytes, at + h - 2),
+                load_at(bytes, at + h - 4),
+            )
+        };
+        let x = _mm256_blendv_epi8(same, back2, lanes_from(&FROM_HERE, h, first + 3));
+        let x = _mm256_blendv_epi8(x, back4, lanes_from(&FROM_HERE, h, second + 5));
+        let replacements = _mm256_or_si256(
+            lanes_from(&REPLACEMENT_HERE, h, first),
+            lanes_from(&REPLACEMENT_HERE, h, second + 2),
+        );
+        // U+FFFD's bytes (EF BF BD) all have their top bit set, the
+        // blend's selector; the zeros around them keep `x`.
+        let x = _mm256_blendv_epi8(x, replacements, replacements);
+        // SAFETY: `o[h..h + N]` is within its STRAY_STEP_WRITES = 2N bytes.
+        unsafe { store(o.add(h), x) };
+    }
+    Some(STRAY_STEP + 2 * strays.count_ones() as usize)
+}
+
+lossy_decoder!("avx2,bmi1,bmi2,popcnt");
 
 /// 64 ASCII bytes to 64 code points, 8 bytes to each 32-byte store.
 #[target_feature(enable = "avx2")]

@@ -10,11 +10,12 @@
 //! only calls them after `is_x86_feature_detected!` said the features are
 //! present.
 
+use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, SPREAD, THREE};
 use super::{fail, fail_after, incomplete_max, repeat, validator};
 use crate::codec::encode::{encode_scalars, EncodeFailure};
-use crate::codec::validate::{is_lone, lone_run};
-use crate::codec::{push_replacements, Verdict, REPLACEMENT_UTF8};
+use crate::codec::validate::lone_run;
+use crate::codec::Verdict;
 use crate::outcome::{Utf8Error, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -874,168 +875,64 @@ pub(crate) mod vbmi {
     );
 }
 
-/// Lossy decoding to UTF-8: appends `bytes` to `out` with each maximal
-/// subpart of an ill-formed sequence replaced by U+FFFD (Unicode §3.9), and
-/// nothing else changed. `bytes` must start at a character boundary (the
-/// start of the input, or a `valid_up_to`).
+// ---- lossy decoding to UTF-8 ----------------------------------------------
+
+/// A bit per byte of a block.
+type Mask = u64;
+
+/// Stores `v` at `dst`, unaligned.
 ///
-/// The validator's loop, copying as it checks: a block that passes is
-/// stored to `out` whole (an ASCII block passes unless the block before
-/// left a character open). At the first byte a block flags, the scalar
-/// `locate` finds the maximal subpart from the character boundary before it
-/// — the bytes of an open character already copied are taken back — one
-/// U+FFFD goes out, and the next block is loaded right after the subpart,
-/// with an empty context: what precedes a subpart's end is closed. So an
-/// error costs a few scalar steps and one unaligned block, not a call.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u8>) {
-    let len = bytes.len();
-    let mut at = 0;
-    // Where the last subpart ended: no character open before it.
-    let mut floor = 0;
-    let mut prev = zero();
-    let mut prev_incomplete = false;
-    // Invariant: `out` ends with the lossy output of `bytes[..at]`, read
-    // as if every character open at `at` were complete; `bytes[floor..at]`
-    // passed the check, so it is well-formed but for the open character.
-    while at < len || prev_incomplete {
-        let (v, real) = match bytes.get(at..at + N) {
-            Some(block) => (load(block.try_into().expect("N bytes")), u64::MAX),
-            None => (load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
-        };
-        let non_ascii = _mm512_movepi8_mask(v);
-        if !prev_incomplete && at + STRAY_STEP_READS <= len && is_stray_block(v, non_ascii) {
-            at = stray_run(bytes, at, out);
-            floor = at;
-            prev = zero();
-            continue;
-        }
-        let flagged = if at == len {
-            // The input ends in the character the last block left open.
-            len
-        } else if non_ascii == 0 {
-            if prev_incomplete {
-                // An ASCII byte cannot continue the open character.
-                at
-            } else {
-                let n = (len - at).min(N);
-                push_block(out, v, n);
-                prev = zero();
-                at += n;
-                continue;
-            }
-        } else if !prev_incomplete && is_lone(bytes[at + non_ascii.trailing_zeros() as usize]) {
-            // Nothing open, ASCII up to a byte that can only be an error:
-            // the error is that byte, a maximal subpart of its own, found
-            // from the ASCII mask alone (its latency is a load and a mask,
-            // the full check's is a dozen dependent steps), and nothing
-            // needs locating. Mostly-ASCII text with stray bytes.
-            let ascii = non_ascii.trailing_zeros() as usize;
-            push_block_and_replacement(out, v, ascii);
-            at += ascii + 1;
-            // Lone bytes right after it (a broken character's
-            // continuations): a byte test each, not a block load and a mask
-            // whose latency the next step's address waits for.
-            at += push_replacements(out, lone_run(bytes, at));
-            floor = at;
-            prev = zero();
-            continue;
-        } else {
-            // The full check. A tail block is zero-padded: a character left
-            // open at the end meets a 0x00 and is flagged.
-            match first(errors(v, prev)) {
-                Some(f) => {
-                    if real == u64::MAX && at + STRAY_STEP_READS <= len {
-                        // Stray bytes among text that is otherwise fine
-                        // (Latin, CJK … with 1 % bad bytes): bytes that can
-                        // never occur and continue nothing are each a 1-byte
-                        // subpart wherever they stand. With them read as
-                        // spaces, does the block pass? Then it is the
-                        // block with one U+FFFD each — one more check, where
-                        // each stray cost a trip through the error path
-                        // and a check of a reloaded block.
-                        let strays = never_leads(v);
-                        // Tried only when the first flag is right after
-                        // one of them (the pair a stray starts is what the
-                        // check flags): a near-certain yes in Latin text
-                        // with strays, a near-certain no where the first
-                        // error is a broken character (CJK text, mostly).
-                        // Measured, 1 % bad bytes: Latin 4 KiB ~40 %
-                        // faster; CJK 4 KiB ~6 % slower (trying every block
-                        // with strays: 8 %), CJK 1 MiB 5 % faster.
-                        let after_stray = f > 0 && strays >> (f - 1) & 1 == 1;
-                        if after_stray && strays.count_ones() <= 2 {
-                            let cleaned = _mm512_mask_blend_epi8(strays, v, splat(b' '));
-                            if !any(errors(cleaned, prev)) {
-                                push_block_with_strays(out, &bytes[at..], v, strays);
-                                // Nothing is open before the last stray's end.
-                                floor = at + N - strays.leading_zeros() as usize;
-                                prev_incomplete = incomplete(cleaned);
-                                prev = cleaned;
-                                at += N;
-                                continue;
-                            }
-                        }
-                    }
-                    (at + f).min(len)
-                }
-                None => {
-                    let n = (len - at).min(N);
-                    push_block(out, v, n);
-                    prev_incomplete = real == u64::MAX && incomplete(v);
-                    prev = v;
-                    at += n;
-                    continue;
-                }
-            }
-        };
-        // The error: where its maximal subpart starts, and where the next
-        // character does (the end, for an incomplete sequence).
-        let e = fail_after(bytes, floor, flagged);
-        let start = e.valid_up_to();
-        let next = e.error_len().map_or(len, |n| start + usize::from(n));
-        if start < at {
-            // An open character's first bytes went out with its block.
-            out.truncate(out.len() - (at - start));
-        } else {
-            // The block's well-formed bytes before the error (< 64).
-            push_block(out, v, start - at);
-        }
-        // One U+FFFD for the subpart, and one for each lone byte after it
-        // (a broken character leaves its continuation bytes behind).
-        out.extend_from_slice(REPLACEMENT_UTF8);
-        at = next + push_replacements(out, lone_run(bytes, next));
-        floor = at;
-        prev = zero();
-        prev_incomplete = false;
-    }
+/// # Safety
+/// `dst` must be valid for `N` bytes of writes.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn store(dst: *mut u8, v: V) {
+    // SAFETY: `dst` is valid for 64 bytes of writes (the caller's
+    // contract); `storeu` has no alignment requirement.
+    unsafe { _mm512_storeu_si512(dst.cast(), v) }
 }
 
-/// U+FFFD in UTF-8 and one byte more, for one 4-byte store: the extra byte
-/// is past the counted output, or the next store overwrites it.
-const REPLACEMENT_AND_ONE: u32 = {
-    let r = REPLACEMENT_UTF8;
-    u32::from_le_bytes([r[0], r[1], r[2], 0])
-};
+/// The bytes of `v` at 0x80 and above.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn non_ascii_mask(v: V) -> Mask {
+    _mm512_movepi8_mask(v)
+}
 
-/// Input bytes a [`stray_run`] step reads from its block's start: the block,
-/// and 64 bytes from just after its second stray (byte 64 when there is none).
-const STRAY_STEP_READS: usize = 2 * N + 1;
+/// `v` with a space at each byte `mask` marks.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn with_spaces(v: V, mask: Mask) -> V {
+    _mm512_mask_blend_epi8(mask, v, splat(b' '))
+}
 
-/// Output bytes a [`stray_run`] step stores past the output's end: its last
-/// 64-byte store starts at most 69 bytes in (a second stray at byte 64,
-/// i.e. none: 64 + 2 + 3).
-const STRAY_STEP_WRITES: usize = 2 * N + 5;
+/// The stray loop's step ([`lossy_decoder!`]): a block.
+const STRAY_STEP: usize = N;
+const STRAY_STEP_READS: usize = BLOCK_WITH_STRAYS_READS;
+const STRAY_STEP_WRITES: usize = BLOCK_WITH_STRAYS_WRITES;
 
-/// Whether a block that follows no open character is all ASCII bytes and
-/// at most two bytes that are each a maximal subpart of their own: no lead
-/// of a well-formed sequence (C2..=F4) among its non-ASCII bytes, which
-/// are then continuation bytes, C0, C1 or F5..=FF at character boundaries.
+/// If the block at `bytes[at..]` is ASCII and at most two stray bytes, stores
+/// it at `o` with U+FFFD for each stray ([`store_block_with_strays`]: the
+/// block whole, then U+FFFD and the input after each stray, reloaded from
+/// L1, stored over it) and returns the count of output bytes.
+///
+/// # Safety
+/// `o` must be valid for [`STRAY_STEP_WRITES`] bytes of writes, and
+/// `at + STRAY_STEP_READS ≤ bytes.len()`.
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 #[inline]
-fn is_stray_block(block: V, non_ascii: u64) -> bool {
-    multi_byte_leads(block) == 0 && non_ascii.count_ones() <= 2
+unsafe fn stray_step(o: *mut u8, bytes: &[u8], at: usize) -> Option<usize> {
+    // SAFETY: `at + N < at + STRAY_STEP_READS ≤ bytes.len()`.
+    let v = unsafe { load_at(bytes, at) };
+    let strays = non_ascii_mask(v);
+    if !is_stray_block(v, strays) {
+        return None;
+    }
+    // SAFETY: the caller's contract, whose bounds are the block store's.
+    Some(unsafe { store_block_with_strays(o, bytes, at, v, strays) })
 }
+
+lossy_decoder!("avx512f,avx512bw,popcnt");
 
 /// The bytes of `block` that can start a well-formed multi-byte character
 /// (C2..=F4, RFC 3629 §4). With none, and no character open before it, a
@@ -1048,117 +945,6 @@ fn multi_byte_leads(block: V) -> u64 {
     _mm512_cmplt_epu8_mask(_mm512_sub_epi8(block, splat(0xC2)), splat(0x33))
 }
 
-/// Lossy decoding of a run of blocks that each pass [`is_stray_block`]
-/// (the first, at `at`, is known to), starting at a character boundary:
-/// ASCII text with stray bytes, each replaced by U+FFFD. Returns where the
-/// run ends: at a block that does not pass, or where fewer than
-/// [`STRAY_STEP_READS`] bytes are left.
-///
-/// Why a loop of its own: the general loop decides each block by a branch
-/// on whether it holds a stray, and at 1 % of bytes about half the blocks
-/// do — at random, so on real text (or any input too long for the branch
-/// predictor to learn, as it does a 4 KiB benchmark input replayed) each
-/// stray cost a misprediction and a load whose address waited on the
-/// previous block's mask: about 40 cycles, measured on 1 MiB. Here every
-/// block advances the input by 64 with no data-dependent branch: the
-/// block is stored whole, then U+FFFD over its first stray and the input
-/// after that stray (reloaded from L1) three bytes on, and the same again
-/// for the second stray; stores past the block's output are overwritten by
-/// the next block's or fall beyond the length. A block with no stray makes
-/// the same stores at offset 64.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-fn stray_run(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> usize {
-    let mut len = out.len();
-    let mut capacity = out.capacity();
-    let mut dst = out.as_mut_ptr();
-    // The output's length and pointer stay in registers: through `out`, the
-    // compiler reloads them after every store into the buffer.
-    while at + STRAY_STEP_READS <= bytes.len() {
-        // SAFETY: `at + N < at + STRAY_STEP_READS ≤ bytes.len()`.
-        let v = unsafe { load_at(bytes, at) };
-        let strays = _mm512_movepi8_mask(v);
-        if !is_stray_block(v, strays) {
-            break;
-        }
-        if capacity - len < STRAY_STEP_WRITES {
-            // SAFETY: `dst[..len]` is initialized: `out`'s bytes, then the
-            // counted output of earlier blocks.
-            unsafe { out.set_len(len) };
-            out.reserve(STRAY_STEP_WRITES);
-            capacity = out.capacity();
-            dst = out.as_mut_ptr();
-        }
-        // SAFETY: `capacity - len ≥ STRAY_STEP_WRITES`, and the loop's
-        // condition is `at + STRAY_STEP_READS ≤ bytes.len()`.
-        len += unsafe { store_block_with_strays(dst.add(len), bytes, at, v, strays) };
-        at += N;
-    }
-    // SAFETY: as above, the first `len` bytes are initialized.
-    unsafe { out.set_len(len) };
-    at
-}
-
-/// Stores the block `v` (= `bytes[at..at + 64]`) at `o` with each of its
-/// at most two bytes marked in `strays` replaced by U+FFFD, and returns the
-/// count of output bytes, `64 + 2·strays`: the block stored whole, then
-/// U+FFFD over its first stray and the input after that stray (reloaded
-/// from L1) three bytes on, and the same again for the second. No
-/// data-dependent branch: with no (second) stray the same stores land at
-/// offset 64, past the counted output.
-///
-/// # Safety
-/// `o` must be valid for [`STRAY_STEP_WRITES`] bytes of writes, and
-/// `at + STRAY_STEP_READS ≤ bytes.len()`.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-#[inline]
-unsafe fn store_block_with_strays(o: *mut u8, bytes: &[u8], at: usize, v: V, strays: u64) -> usize {
-    debug_assert!(strays.count_ones() <= 2);
-    // 64 when there is no (second) stray.
-    let first = strays.trailing_zeros() as usize;
-    let second = (strays & strays.wrapping_sub(1)).trailing_zeros() as usize;
-    // SAFETY (of each `from`): `i ≤ 65` (one past a stray, or 65 when there
-    // is none), so `at + i + N ≤ at + STRAY_STEP_READS ≤ bytes.len()` (the
-    // caller's contract).
-    debug_assert!(first <= N && second <= N);
-    let from = |i: usize| unsafe { load_at(bytes, at + i) };
-    let (after_first, after_second) = (from(first + 1), from(second + 1));
-    // SAFETY: every store below ends within STRAY_STEP_WRITES bytes of `o`
-    // (the caller's contract): the last starts at `second + 5 ≤ 69` and is
-    // 64 bytes long. The first `64 + 2·strays` bytes are all written: `v`
-    // up to the first stray, U+FFFD, the input after it up to the second
-    // stray (at output byte `second + 2`), U+FFFD, the input after that.
-    unsafe {
-        _mm512_storeu_si512(o.cast(), v);
-        o.add(first)
-            .cast::<u32>()
-            .write_unaligned(REPLACEMENT_AND_ONE);
-        _mm512_storeu_si512(o.add(first + 3).cast(), after_first);
-        o.add(second + 2)
-            .cast::<u32>()
-            .write_unaligned(REPLACEMENT_AND_ONE);
-        _mm512_storeu_si512(o.add(second + 5).cast(), after_second);
-    }
-    N + 2 * strays.count_ones() as usize
-}
-
-/// Appends the block `v` (= `bytes[..64]`) with each of its at most two
-/// `strays` replaced by U+FFFD ([`store_block_with_strays`]); out of line,
-/// so that the rare step's stores stay out of `decode_lossy`'s loop.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-#[inline(never)]
-fn push_block_with_strays(out: &mut Vec<u8>, bytes: &[u8], v: V, strays: u64) {
-    assert!(bytes.len() >= STRAY_STEP_READS);
-    out.reserve(STRAY_STEP_WRITES);
-    // SAFETY: `reserve` made room for STRAY_STEP_WRITES bytes at the end of
-    // `out`, and `bytes` holds STRAY_STEP_READS; the count returned is of
-    // bytes written there.
-    unsafe {
-        let end = out.as_mut_ptr().add(out.len());
-        let n = store_block_with_strays(end, bytes, 0, v, strays);
-        out.set_len(out.len() + n);
-    }
-}
-
 /// The bytes of `block` that never occur in UTF-8 and continue nothing
 /// (C0, C1, F5..=FF): wherever they stand, each is a maximal subpart of
 /// its own.
@@ -1167,53 +953,6 @@ fn push_block_with_strays(out: &mut Vec<u8>, bytes: &[u8], v: V, strays: u64) {
 fn never_leads(block: V) -> u64 {
     let c0_c1 = _mm512_cmpeq_epi8_mask(_mm512_and_si512(block, splat(0xFE)), splat(0xC0));
     c0_c1 | _mm512_cmpge_epu8_mask(block, splat(0xF5))
-}
-
-// The callers size the output for the stores below (`push_block`'s 64
-// bytes, `push_block_and_replacement`'s 68, a `stray_run` step's 133) so
-// that they never reallocate.
-const _: () = assert!(
-    N + 4 <= crate::codec::LOSSY_STORE_SLACK
-        && STRAY_STEP_WRITES <= crate::codec::LOSSY_STORE_SLACK
-);
-
-/// Appends the first `n` bytes of `block` to `out` with one 64-byte store.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn push_block(out: &mut Vec<u8>, block: V, n: usize) {
-    debug_assert!(n <= N);
-    out.reserve(N);
-    // SAFETY: `reserve` made room for 64 bytes after `out.len()`; the store
-    // writes 64 bytes there, and `set_len` counts only the first `n` ≤ 64
-    // (initialized, from `block`).
-    unsafe {
-        _mm512_storeu_si512(out.as_mut_ptr().add(out.len()).cast(), block);
-        out.set_len(out.len() + n.min(N));
-    }
-}
-
-/// Appends the first `n` bytes of `block` and then U+FFFD to `out`, with
-/// one 64-byte store and one 4-byte store. ([`push_block`] followed by
-/// `extend_from_slice` is the same output, but a second capacity check
-/// and a 3-byte copy per error: 8.0–10.0 GB/s against 10.0–10.2 on ASCII
-/// with 1 % stray bytes, measured.)
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn push_block_and_replacement(out: &mut Vec<u8>, block: V, n: usize) {
-    debug_assert!(n < N);
-    out.reserve(N + 4);
-    // SAFETY: `reserve` made room for 68 bytes after `out.len()`; the
-    // stores write bytes `0..64` and `n..n + 4` ⊂ `0..68` there, and
-    // `set_len` counts only the first `n + 3` (written: `n` from `block`,
-    // then U+FFFD).
-    unsafe {
-        let end = out.as_mut_ptr().add(out.len());
-        _mm512_storeu_si512(end.cast(), block);
-        end.add(n)
-            .cast::<u32>()
-            .write_unaligned(REPLACEMENT_AND_ONE);
-        out.set_len(out.len() + n + 3);
-    }
 }
 
 /// Widens the run of whole blocks at `bytes[at..]` that are all ASCII —

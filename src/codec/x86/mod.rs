@@ -3,7 +3,8 @@
 //! of byte shuffles, each block checked as it goes ([`fused_decoder!`]).
 //! The AVX-512BW and AVX2 encoders pack each character's bytes with
 //! [`pack`]'s shuffle controls (the VBMI2 variant with a byte compress);
-//! SSE4.1 encodes with the scalar loop.
+//! SSE4.1 encodes with the scalar loop. The AVX-512BW and AVX2 kernels
+//! decode lossily to UTF-8 in one pass ([`lossy`]'s `lossy_decoder!`).
 //!
 //! **One algorithm, many ISAs** (the layout of simdutf8's
 //! `implementation/`): [`validator!`] writes the validation loop once, over a
@@ -37,6 +38,7 @@
 
 pub(super) mod avx2;
 pub(super) mod avx512;
+mod lossy;
 mod pack;
 pub(super) mod shuffle;
 pub(super) mod sse41;
