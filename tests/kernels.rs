@@ -324,6 +324,21 @@ fn second_errors_at_every_offset_around_the_block_edges() {
 /// UTF-8 (RFC 3629 §1: C0, C1, F5..=FF).
 const LONE: [u8; 6] = [0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF];
 
+/// 64 bytes of ASCII, and the same with [`LONE`] bytes at every pair of
+/// offsets (one, where the two offsets are the same).
+fn strays_at_every_pair_of_offsets() -> Vec<Vec<u8>> {
+    let mut blocks = vec![vec![b'a'; 64]];
+    for i in 0..64 {
+        for j in i..64 {
+            let mut block = vec![b'a'; 64];
+            block[i] = LONE[(i + j) % LONE.len()];
+            block[j] = LONE[(i * 7 + j) % LONE.len()];
+            blocks.push(block);
+        }
+    }
+    blocks
+}
+
 #[test]
 fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
     // ASCII text with stray bytes (each its own maximal subpart) is lossy
@@ -333,15 +348,7 @@ fn stray_bytes_in_ascii_at_every_pair_of_offsets_of_a_block() {
     // in one block, or a stray beside a lead, with a first error in front
     // (to enter the lossy loop) and tails around the run's look-ahead of
     // 129 bytes, where it hands over to the general loop.
-    let mut blocks: Vec<Vec<u8>> = vec![vec![b'a'; 64]];
-    for i in 0..64 {
-        for j in i..64 {
-            let mut block = vec![b'a'; 64];
-            block[i] = LONE[(i + j) % LONE.len()];
-            block[j] = LONE[(i * 7 + j) % LONE.len()];
-            blocks.push(block);
-        }
-    }
+    let mut blocks = strays_at_every_pair_of_offsets();
     for (i, j, k) in [(0, 1, 2), (5, 40, 63), (61, 62, 63)] {
         let mut block = vec![b'a'; 64];
         (block[i], block[j], block[k]) = (0xFF, 0x80, 0xC0);
@@ -390,15 +397,7 @@ fn stray_steps_see_strays_and_characters_at_every_offset_of_every_width() {
     // a character before it (a step with a lead, or a third stray, must not
     // pass; a lead is no stray, even where its character goes on past the
     // block). The region is followed by enough ASCII for further steps.
-    let mut regions: Vec<Vec<u8>> = vec![vec![b'a'; 64]];
-    for i in 0..64 {
-        for j in i..64 {
-            let mut region = vec![b'a'; 64];
-            region[i] = LONE[(i + 2 * j) % LONE.len()];
-            region[j] = LONE[(3 * i + j) % LONE.len()];
-            regions.push(region);
-        }
-    }
+    let mut regions = strays_at_every_pair_of_offsets();
     for character in [
         b"\xC2\xA9".as_slice(),
         b"\xE2\x82\xAC",
