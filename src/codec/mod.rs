@@ -469,7 +469,7 @@ pub static KERNELS: &[Kernel] = &[
         decode: x86::avx2::decode,
         decode_valid: x86::avx2::decode_valid,
         decode_lossy: Some(x86::avx2::decode_lossy),
-        decode_lossy_utf32: None,
+        decode_lossy_utf32: Some(x86::avx2::decode_lossy_utf32),
         encode: x86::avx2::encode,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]

@@ -8,6 +8,7 @@ use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, THREE};
 use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
 use crate::codec::encode::EncodeFailure;
+use crate::codec::validate::is_lone;
 use crate::codec::Verdict;
 use crate::outcome::Utf8Error;
 use core::arch::x86_64::*;
@@ -563,36 +564,48 @@ fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
 /// input that [`super::shuffle::decode_blocks!`]'s loop leaves (less than
 /// a block), decoded by the loop's own steps instead of the scalar loop
 /// (Latin, emoji and mixed text, 64 bytes: the scalar loop took a third of
-/// the call's instructions, counted by callgrind).
-///
-/// The block is split at fixed places, 16 bytes each; the starts before
-/// `from` are cleared, so a window takes only the characters that start in
-/// it at or after `from`, and the windows' stores follow each other by
-/// their counts alone. The last window has no bytes after it to read: its
-/// copies moved on by 1 to 3 bytes are shifts of the window (zeros come
-/// in), and none of its characters needs a byte past the end, where
-/// well-formed text ends whole. Returns true: it always takes them (the
-/// SSE4.1 kernel's counterpart never does).
+/// the call's instructions, counted by callgrind). Returns true: it always
+/// takes them (the SSE4.1 kernel's counterpart never does).
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline]
 fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
     debug_assert!(from < 64);
+    decode_span(block, from, 64, out);
+    true
+}
+
+/// Appends the code points of the characters that start in
+/// `block[from..to]` to `out`, where that span is well-formed whole
+/// characters from a character boundary (`from` ≤ `to` ≤ 64): the end of
+/// the input ([`decode_tail`]), or what precedes an error in a block.
+///
+/// The block is split at fixed places, 16 bytes each; the starts outside
+/// the span are cleared, so a window takes only the characters that start
+/// in it within the span, and the windows' stores follow each other by
+/// their counts alone. The last window has no bytes after it to read: its
+/// copies moved on by 1 to 3 bytes are shifts of the window (zeros come
+/// in), and none of its characters needs a byte past the end of the span.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+fn decode_span(block: &[u8; 64], from: usize, to: usize, out: &mut Vec<u32>) {
+    debug_assert!(from <= to && to <= 64);
     let (non_ascii, starts, four) = masks(block);
-    let starts = starts & u64::MAX << from;
+    // `bzhi` keeps the bits below `to` (all 64 when `to` is 64).
+    let starts = _bzhi_u64(starts & u64::MAX << from.min(63), to as u32);
     // Every window stores 16 lanes, past its characters: room for them.
-    out.reserve(64 - from + 16);
+    out.reserve(to - from + 16);
     let base = out.len();
-    let dst = &mut out.spare_capacity_mut()[..64 - from + 16];
+    let dst = &mut out.spare_capacity_mut()[..to - from + 16];
     let mut written = 0;
     // The window at `pos`, given its 16 bytes and their copies moved on by
-    // 1, 2 and 3 bytes. (A macro: a closure is compiled without the
-    // function's target features, and neither inlines the windows' code nor
-    // is inlined.)
+    // 1, 2 and 3 bytes; only if it overlaps the span. (A macro: a closure is
+    // compiled without the function's target features, and neither inlines
+    // the windows' code nor is inlined.)
     macro_rules! window {
         ($pos:expr, $moved:expr) => {{
             let (pos, moved): (usize, [__m128i; 4]) = ($pos, $moved);
             let lanes = &mut dst[written..];
-            written += if (non_ascii >> pos) as u16 == 0 && from <= pos {
+            written += if (non_ascii >> pos) as u16 == 0 && from <= pos && pos + 16 <= to {
                 let lanes: &mut [MaybeUninit<u32>; 16] =
                     (&mut lanes[..16]).try_into().expect("16 lanes");
                 super::shuffle::widen16(moved[0], lanes);
@@ -615,29 +628,208 @@ fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
     };
     // Written out, not a loop: a loop over the three kept its positions in
     // an array on the stack.
-    if from < 16 {
+    if from < 16 && to > 0 {
         window!(0, [load(0), load(1), load(2), load(3)]);
     }
-    if from < 32 {
+    if from < 32 && to > 16 {
         window!(16, [load(16), load(17), load(18), load(19)]);
     }
-    if from < 48 {
+    if from < 48 && to > 32 {
         window!(32, [load(32), load(33), load(34), load(35)]);
     }
-    let last: &[u8; 16] = block[48..].try_into().expect("16 bytes");
-    // SAFETY: `last` is 16 readable bytes.
-    let last = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
-    let moved = [
-        last,
-        _mm_srli_si128::<1>(last),
-        _mm_srli_si128::<2>(last),
-        _mm_srli_si128::<3>(last),
-    ];
-    window!(48, moved);
+    if to > 48 {
+        let last: &[u8; 16] = block[48..].try_into().expect("16 bytes");
+        // SAFETY: `last` is 16 readable bytes.
+        let last = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
+        let moved = [
+            last,
+            _mm_srli_si128::<1>(last),
+            _mm_srli_si128::<2>(last),
+            _mm_srli_si128::<3>(last),
+        ];
+        window!(48, moved);
+    }
     // SAFETY: the first `written` lanes of the spare capacity hold the code
-    // points of the characters that start in `block[from..]`, in order.
+    // points of the characters that start in `block[from..to]`, in order.
     unsafe { out.set_len(base + written) };
-    true
+}
+
+// ---- lossy decoding to UTF-32 --------------------------------------------
+
+/// Lossy decoding to UTF-32: appends the code points of `bytes` to `out`,
+/// each maximal subpart of an ill-formed sequence replaced by U+FFFD
+/// (Unicode §3.9). `bytes` must start at a character boundary.
+///
+/// [`decode`]'s block loop ([`super::shuffle::decode_blocks!`]), whose
+/// check also keeps the first byte it flags. Where a block fails:
+///
+/// * if it holds no lead of a multi-byte character (ASCII and stray bytes,
+///   the common error of ASCII text), every non-ASCII byte in it is a
+///   maximal subpart by itself, and [`widen_stray_run`] widens it, and the blocks
+///   after it that are the same, each stray becoming U+FFFD, with no branch
+///   per stray;
+/// * otherwise the flag gives the error ([`super::fail_after`], no scan);
+///   the characters before it go through [`decode_span`], the block loop's
+///   own steps, one U+FFFD out, then one per [lone](is_lone) byte after it
+///   (the continuation bytes a broken character leaves behind, and bytes
+///   that never occur), and the loop goes on from there: a subpart's end
+///   leaves nothing open, so the next block is checked on its own.
+///
+/// The less than a block at the end is validated, and decoded by
+/// [`decode_span`] within the input's last 64 bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
+    let mut at = 0;
+    loop {
+        // The first byte the check flagged in the block that stopped the
+        // loop, relative to the block.
+        let mut flagged = None;
+        let (done, _) = super::shuffle::decode_blocks!(
+            &bytes[at..],
+            out,
+            masks,
+            widen64,
+            bmp16,
+            window16,
+            ALL_LENGTHS,
+            |block: &[u8; 64]| {
+                let (low, high) = block.split_at(N);
+                let (low, high) = (
+                    load(low.try_into().expect("N bytes")),
+                    load(high.try_into().expect("N bytes")),
+                );
+                let (low_errors, high_errors) = (errors(low, zero()), errors(high, low));
+                if any(or(low_errors, high_errors)) {
+                    flagged = first(low_errors).or(first(high_errors).map(|f| N + f));
+                    return false;
+                }
+                true
+            }
+        );
+        at += done;
+        let rest = &bytes[at..];
+        let Some(block) = rest.first_chunk::<64>() else {
+            match decode_lossy_end(bytes, at, out) {
+                Some(next) => {
+                    at = next;
+                    continue;
+                }
+                None => return,
+            }
+        };
+        let flag = flagged.expect("a whole block stops the loop only by failing");
+        let (low, high) = block.split_at(N);
+        let leads = multi_byte_leads(load(low.try_into().expect("N bytes")))
+            | multi_byte_leads(load(high.try_into().expect("N bytes")));
+        if leads == 0 {
+            at = widen_stray_run(bytes, at, out);
+            continue;
+        }
+        // The flag is inside the input: the subpart has an `error_len`.
+        let e = super::fail_after(rest, 0, flag);
+        let valid = e.valid_up_to();
+        decode_span(block, 0, valid, out);
+        out.push(REPLACEMENT);
+        at += valid + usize::from(e.error_len().expect("the flag is inside the input"));
+        at = push_lone_run(bytes, at, out);
+    }
+}
+
+/// U+FFFD as a code point.
+const REPLACEMENT: u32 = crate::outcome::REPLACEMENT as u32;
+
+/// After a maximal subpart, the [lone](is_lone) bytes from `at` are one
+/// each: appends a U+FFFD for each, and returns where they end.
+#[inline]
+fn push_lone_run(bytes: &[u8], mut at: usize, out: &mut Vec<u32>) -> usize {
+    while let Some(&byte) = bytes.get(at) {
+        if !is_lone(byte) {
+            break;
+        }
+        out.push(REPLACEMENT);
+        at += 1;
+    }
+    at
+}
+
+/// [`decode_lossy_utf32`] on the less than a block at `bytes[at..]` (at a
+/// character boundary, nothing open): its well-formed prefix, then a
+/// U+FFFD if an error stops it. Returns where to go on, or `None` when the
+/// input is done.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+fn decode_lossy_end(bytes: &[u8], at: usize, out: &mut Vec<u32>) -> Option<usize> {
+    let rest = &bytes[at..];
+    if rest.is_empty() {
+        return None;
+    }
+    let (valid, error) = match validate(rest).unpack() {
+        Ok(()) => (rest.len(), None),
+        Err(e) => (e.valid_up_to(), Some(e.error_len())),
+    };
+    match bytes.last_chunk::<64>() {
+        Some(block) => decode_span(block, 64 - rest.len(), 64 - rest.len() + valid, out),
+        None => {
+            // SAFETY: `rest[..valid]` is well-formed: the kernel's
+            // validation says so.
+            let text = unsafe { core::str::from_utf8_unchecked(&rest[..valid]) };
+            crate::codec::decode::decode_valid_scalar(text, out);
+        }
+    }
+    let length = error?;
+    out.push(REPLACEMENT);
+    // An incomplete character at the end is one subpart, the last.
+    let next = at + valid + usize::from(length?);
+    Some(push_lone_run(bytes, next, out))
+}
+
+/// Widens the run of whole blocks from `bytes[at..]` that hold no lead of a
+/// multi-byte character (the first is one), after no open character: every
+/// byte is one code point, an ASCII byte its own, any other U+FFFD (a
+/// continuation byte with no lead, or a byte that never occurs: each a
+/// maximal subpart by itself). Returns where the run ends: at a block with
+/// a lead, or less than a block before the end.
+///
+/// No branch per stray: the bytes are widened as signed, so a non-ASCII
+/// byte becomes a lane of 0xFFFF_FF80 or more, and an unsigned minimum with
+/// 0xFFFD replaces exactly those.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn widen_stray_run(bytes: &[u8], mut at: usize, out: &mut Vec<u32>) -> usize {
+    // One lane per byte.
+    out.reserve(bytes.len() - at);
+    let base = out.len();
+    let dst = &mut out.spare_capacity_mut()[..bytes.len() - at];
+    let mut written = 0;
+    let replacement = _mm256_set1_epi32(REPLACEMENT as i32);
+    while let Some(block) = bytes.get(at..at + 64) {
+        let block: &[u8; 64] = block.try_into().expect("64 bytes");
+        let (low, high) = block.split_at(N);
+        let leads = multi_byte_leads(load(low.try_into().expect("N bytes")))
+            | multi_byte_leads(load(high.try_into().expect("N bytes")));
+        if leads != 0 {
+            break;
+        }
+        let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
+            .try_into()
+            .expect("64 lanes");
+        for (eight, lanes) in block.chunks_exact(8).zip(lanes.chunks_exact_mut(8)) {
+            // SAFETY: `eight` is 8 readable bytes, the width of the load;
+            // `lanes` is 8 writable lanes, 32 bytes, the store's width.
+            unsafe {
+                let values = _mm256_cvtepi8_epi32(_mm_loadl_epi64(eight.as_ptr().cast()));
+                _mm256_storeu_si256(
+                    lanes.as_mut_ptr().cast(),
+                    _mm256_min_epu32(values, replacement),
+                );
+            }
+        }
+        at += 64;
+        written += 64;
+    }
+    // SAFETY: `dst[..written]` were written, one lane per byte taken.
+    unsafe { out.set_len(base + written) };
+    at
 }
 
 // ---- encoding UTF-32 -----------------------------------------------------
@@ -1014,4 +1206,57 @@ fn store_ascii32(dst: &mut [MaybeUninit<u8>], [a, b, c, d]: [V; 4]) {
     let dst: &mut [MaybeUninit<u8>; 32] = (&mut dst[..32]).try_into().expect("32 bytes");
     // SAFETY: `dst` is 32 writable bytes, the width of the store.
     unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 64-byte blocks of text of every mix of character lengths, each at
+    /// every rotation of its pattern (so characters straddle every window
+    /// edge), and the positions where its characters start (and where the
+    /// last whole one ends).
+    fn blocks_of_text() -> Vec<([u8; 64], Vec<usize>)> {
+        let lengths = ["a", "\u{e9}", "\u{20ac}", "\u{1F600}"];
+        let mut out = Vec::new();
+        for set in 1..16usize {
+            let pattern: String = (0..4)
+                .filter(|k| set >> k & 1 == 1)
+                .map(|k| lengths[k])
+                .collect();
+            for rotation in 0..pattern.chars().count() {
+                let chars: Vec<char> = pattern.chars().cycle().skip(rotation).take(64).collect();
+                let text: String = chars.into_iter().collect();
+                let mut block = [0u8; 64];
+                block.copy_from_slice(&text.as_bytes()[..64]);
+                let bounds = (0..=64).filter(|&i| text.is_char_boundary(i)).collect();
+                out.push((block, bounds));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn decode_span_takes_exactly_the_characters_of_every_span() {
+        if !available() {
+            eprintln!("no AVX2 on this CPU: nothing to test");
+            return;
+        }
+        for (block, bounds) in blocks_of_text() {
+            for (k, &from) in bounds.iter().enumerate() {
+                for &to in &bounds[k..] {
+                    if from == 64 {
+                        continue;
+                    }
+                    let span = core::str::from_utf8(&block[from..to]).expect("whole characters");
+                    let mut expected = vec![7];
+                    expected.extend(span.chars().map(u32::from));
+                    let mut got = vec![7];
+                    // SAFETY: the CPU has AVX2 and the rest (`available`).
+                    unsafe { decode_span(&block, from, to, &mut got) };
+                    assert_eq!(got, expected, "{:02x?} from {from} to {to}", &block[..]);
+                }
+            }
+        }
+    }
 }
