@@ -29,7 +29,7 @@
 //! one kernel, chosen once: the best the CPU supports, or the one named by
 //! the `UTF8CONFORM_KERNEL` environment variable, so that
 //! `UTF8CONFORM_KERNEL=sse4.1 cargo test` runs the whole suite on SSE4.1.
-//! Inputs of at most 8 bytes skip the kernel in [`validate`]: the DFA's
+//! Inputs of at most 8 bytes skip the kernel in [`validate()`]: the DFA's
 //! few steps cost less than a SIMD check's fixed latency.
 //! Each kernel can also be called directly through its methods, which is
 //! how `tests/kernels.rs` checks every kernel the CPU has.
@@ -552,7 +552,7 @@ pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
     verdict(bytes).unpack()
 }
 
-/// [`validate`]'s answer packed in a register, through the fast entry
+/// [`validate()`]'s answer packed in a register, through the fast entry
 /// point (any length).
 #[inline]
 fn verdict(bytes: &[u8]) -> Verdict {

@@ -665,9 +665,9 @@ fn decode_span(block: &[u8; 64], from: usize, to: usize, out: &mut Vec<u32>) {
 ///
 /// * if it holds no lead of a multi-byte character (ASCII and stray bytes,
 ///   the common error of ASCII text), every non-ASCII byte in it is a
-///   maximal subpart by itself, and [`widen_stray_run`] widens it, and the blocks
-///   after it that are the same, each stray becoming U+FFFD, with no branch
-///   per stray;
+///   maximal subpart by itself, and [`widen_stray_run`] widens it, and the
+///   blocks after it that are the same, each stray becoming U+FFFD, with no
+///   branch per stray;
 /// * otherwise the flag gives the error ([`super::fail_after`], no scan);
 ///   the characters before it go through [`decode_span`], the block loop's
 ///   own steps, one U+FFFD out, then one per [lone](is_lone) byte after it

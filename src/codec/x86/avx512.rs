@@ -401,7 +401,7 @@ macro_rules! checked_decoder {
 
         /// Lossy decoding to UTF-32: [`decode`]'s loop, which on an error
         /// emits one U+FFFD for the maximal subpart and goes on right after
-        /// it, as [`decode_lossy`](super::decode_lossy) does for UTF-8.
+        /// it, as [`decode_lossy`](crate::codec::decode_lossy) does for UTF-8.
         /// `bytes` must start at a character boundary.
         #[target_feature(enable = $features)]
         pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
@@ -772,7 +772,7 @@ pub(crate) mod vbmi {
         }};
     }
 
-    /// Byte pairs for [`decode_pairs!`]: bytes `2i, 2i + 1` are
+    /// Byte pairs for `decode_pairs!`: bytes `2i, 2i + 1` are
     /// `H + i + 1, H + i` (of a 128-byte table, the block then the next),
     /// so that 16-bit lane `i` is `b[H + i] << 8 | b[H + i + 1]`.
     const fn pairs<const H: usize>() -> [u8; N] {
@@ -826,8 +826,8 @@ pub(crate) mod vbmi {
         }};
     }
 
-    /// [`super::decode_block!`] for the VBMI2 kernel. A block with no lead
-    /// of 3 or 4 bytes takes [`decode_pairs!`]; any other, the general
+    /// The outer module's `decode_block!` for the VBMI2 kernel. A block with
+    /// no lead of 3 or 4 bytes takes `decode_pairs!`; any other, the general
     /// [`decode_characters!`]. Every character ends where its lead says:
     /// the last one of a whole block up to 3 bytes into the next block.
     macro_rules! decode_block {

@@ -211,7 +211,7 @@ macro_rules! fused_decoder {
             Verdict::pack(result.map_err(|e| e.shifted(at)))
         }
 
-        /// Decodes well-formed text: [`shuffle::decode_blocks!`] with no
+        /// Decodes well-formed text: [`super::shuffle::decode_blocks!`] with no
         /// check, then the scalar loop for the last bytes (less than a
         /// block).
         #[target_feature(enable = $features)]
