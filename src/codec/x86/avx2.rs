@@ -210,6 +210,17 @@ fn multi_byte_leads(block: V) -> Mask {
     non_ascii_mask(_mm256_cmpgt_epi8(splat(0xB3), moved))
 }
 
+/// Whether `block` holds a byte that can start a well-formed multi-byte
+/// character ([`multi_byte_leads`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn holds_multi_byte_lead(block: &[u8; 64]) -> bool {
+    let (low, high) = block.split_at(N);
+    multi_byte_leads(load(low.try_into().expect("N bytes")))
+        | multi_byte_leads(load(high.try_into().expect("N bytes")))
+        != 0
+}
+
 /// The bytes of `block` that never occur in UTF-8 and continue nothing
 /// (C0, C1, F5..=FF).
 #[target_feature(enable = "avx2")]
@@ -576,8 +587,9 @@ fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
 
 /// Appends the code points of the characters that start in
 /// `block[from..to]` to `out`, where that span is well-formed whole
-/// characters from a character boundary (`from` ≤ `to` ≤ 64): the end of
-/// the input ([`decode_tail`]), or what precedes an error in a block.
+/// characters from a character boundary (`from` < 64, `from` ≤ `to` ≤
+/// 64): the end of the input ([`decode_tail`]), or what precedes an error
+/// in a block.
 ///
 /// The block is split at fixed places, 16 bytes each; the starts outside
 /// the span are cleared, so a window takes only the characters that start
@@ -588,10 +600,10 @@ fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline]
 fn decode_span(block: &[u8; 64], from: usize, to: usize, out: &mut Vec<u32>) {
-    debug_assert!(from <= to && to <= 64);
+    debug_assert!(from < 64 && from <= to && to <= 64);
     let (non_ascii, starts, four) = masks(block);
     // `bzhi` keeps the bits below `to` (all 64 when `to` is 64).
-    let starts = _bzhi_u64(starts & u64::MAX << from.min(63), to as u32);
+    let starts = _bzhi_u64(starts & u64::MAX << from, to as u32);
     // Every window stores 16 lanes, past its characters: room for them.
     out.reserve(to - from + 16);
     let base = out.len();
@@ -718,10 +730,7 @@ pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
             }
         };
         let flag = flagged.expect("a whole block stops the loop only by failing");
-        let (low, high) = block.split_at(N);
-        let leads = multi_byte_leads(load(low.try_into().expect("N bytes")))
-            | multi_byte_leads(load(high.try_into().expect("N bytes")));
-        if leads == 0 {
+        if !holds_multi_byte_lead(block) {
             at = widen_stray_run(bytes, at, out);
             continue;
         }
@@ -784,11 +793,11 @@ fn decode_lossy_end(bytes: &[u8], at: usize, out: &mut Vec<u32>) -> Option<usize
 }
 
 /// Widens the run of whole blocks from `bytes[at..]` that hold no lead of a
-/// multi-byte character (the first is one), after no open character: every
-/// byte is one code point, an ASCII byte its own, any other U+FFFD (a
-/// continuation byte with no lead, or a byte that never occurs: each a
-/// maximal subpart by itself). Returns where the run ends: at a block with
-/// a lead, or less than a block before the end.
+/// multi-byte character, after no open character: every byte is one code
+/// point, an ASCII byte its own, any other U+FFFD (a continuation byte with
+/// no lead, or a byte that never occurs: each a maximal subpart by itself).
+/// Returns where the run ends: at a block with a lead (`at` itself if the
+/// first block has one), or less than a block before the end.
 ///
 /// No branch per stray: the bytes are widened as signed, so a non-ASCII
 /// byte becomes a lane of 0xFFFF_FF80 or more, and an unsigned minimum with
@@ -804,10 +813,7 @@ fn widen_stray_run(bytes: &[u8], mut at: usize, out: &mut Vec<u32>) -> usize {
     let replacement = _mm256_set1_epi32(REPLACEMENT as i32);
     while let Some(block) = bytes.get(at..at + 64) {
         let block: &[u8; 64] = block.try_into().expect("64 bytes");
-        let (low, high) = block.split_at(N);
-        let leads = multi_byte_leads(load(low.try_into().expect("N bytes")))
-            | multi_byte_leads(load(high.try_into().expect("N bytes")));
-        if leads != 0 {
+        if holds_multi_byte_lead(block) {
             break;
         }
         let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
