@@ -1,14 +1,18 @@
-//! Records the exact versions of the oracle libraries (from Cargo.lock) and
-//! of rustc (for `std`), so `utf8conform decoders` and every report can say
-//! precisely which code was tested.
+//! Records the exact versions of the oracle libraries and of rustc (for
+//! `std`), so `utf8conform decoders` and every report say precisely which
+//! code was tested.
+//!
+//! The oracles are pinned with `=x.y.z` in this crate's own Cargo.toml,
+//! which is read here: it is there whether the crate is built in its
+//! workspace or as someone else's dependency (a Cargo.lock is not).
 
 use std::process::Command;
 
 fn main() {
-    println!("cargo:rerun-if-changed=Cargo.lock");
-    let lock = std::fs::read_to_string("Cargo.lock").unwrap_or_default();
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    let manifest = std::fs::read_to_string("Cargo.toml").unwrap_or_default();
     for krate in ["simdutf8", "simdutf", "encoding_rs", "bstr"] {
-        let version = locked_version(&lock, krate).unwrap_or_else(|| "unknown".into());
+        let version = pinned_version(&manifest, krate).unwrap_or_else(|| "unknown".into());
         let var = format!("UTF8CONFORM_VERSION_{}", krate.to_uppercase());
         println!("cargo:rustc-env={var}={version}");
     }
@@ -23,17 +27,15 @@ fn main() {
     println!("cargo:rustc-env=UTF8CONFORM_RUSTC_VERSION={version}");
 }
 
-/// The version of `name` in a Cargo.lock (`name = "x"` then `version = "y"`).
-fn locked_version(lock: &str, name: &str) -> Option<String> {
-    let mut lines = lock.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() == format!("name = \"{name}\"") {
-            let version = lines.next()?.trim();
-            return version
-                .strip_prefix("version = \"")
-                .and_then(|v| v.strip_suffix('"'))
-                .map(str::to_string);
-        }
-    }
-    None
+/// The version `name` is pinned to in a manifest's `[dependencies]`:
+/// `name = "=x.y.z"` or `name = { version = "=x.y.z", ... }`.
+fn pinned_version(manifest: &str, name: &str) -> Option<String> {
+    manifest
+        .lines()
+        .filter(|l| l.split_once('=').is_some_and(|(key, _)| key.trim() == name))
+        .find_map(|line| {
+            let start = line.find("\"=")? + 2;
+            let end = start + line[start..].find('"')?;
+            Some(line[start..end].to_string())
+        })
 }

@@ -19,7 +19,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
-use utf8conform::codec;
+use utf8conform_codec as codec;
 
 mod common;
 use common::{corrupt, inputs, size_name};
@@ -224,27 +224,16 @@ fn record_run() {
 /// this CPU, if it cannot: the CPU lacks the kernel's instructions. The
 /// report's pinned runs emulate other CPUs on a more capable one; on a CPU
 /// without AVX-512 the "without VBMI" run has nothing to run, and the
-/// command that regenerates the report must go on, not stop there. (A name
-/// no kernel has is a mistake, not a CPU's limit: `active_kernel` panics
-/// on it, as ever.)
+/// command that regenerates the report must go on, not stop there. A name
+/// no kernel has is a mistake, not a CPU's limit: the bench stops on it.
 fn pinned_kernel_missing() -> Option<String> {
-    let name = std::env::var("UTF8CONFORM_KERNEL")
-        .ok()
-        .filter(|n| !n.is_empty())?;
-    if !codec::KERNELS.iter().any(|k| k.name == name) {
-        return None;
+    match codec::requested_kernel() {
+        Ok(_) => None,
+        Err(e @ codec::KernelError::Unavailable { .. }) => {
+            Some(format!("{}: {e}", codec::KERNEL_VAR))
+        }
+        Err(e) => panic!("{}: {e}", codec::KERNEL_VAR),
     }
-    let available: Vec<&str> = codec::KERNELS
-        .iter()
-        .filter(|k| (k.available)())
-        .map(|k| k.name)
-        .collect();
-    (!available.contains(&name.as_str())).then(|| {
-        format!(
-            "UTF8CONFORM_KERNEL={name}: this CPU cannot run that kernel (it runs {})",
-            available.join(", ")
-        )
-    })
 }
 
 /// The load average, as `/proc/loadavg` gives it (empty where there is none).

@@ -4,14 +4,13 @@
 //! [`Verdict`] (validity and the first error, no allocation) and compares
 //! it with the reference's; for lengths up to `full_len` it also compares
 //! complete answers (scalars, lossy output) on every claimed level. Work is
-//! split by the first two bytes into 65,536 units spread over rayon's
-//! threads.
+//! split by the first two bytes into 65,536 units spread over
+//! [`SweepOptions::threads`] threads.
 
 use crate::differential::{self, Divergence, Field, Mismatch};
 use crate::oracles::Decoder;
 use crate::outcome::{Capabilities, Capability, Verdict};
 use crate::reference;
-use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -24,6 +23,8 @@ pub struct SweepOptions {
     pub full_len: usize,
     /// Keep at most this many example divergences per (decoder, field).
     pub examples_per_class: usize,
+    /// Threads to use (0: one per core).
+    pub threads: usize,
 }
 
 /// Counts for one input length.
@@ -106,9 +107,9 @@ pub fn sweep(
         let valid = AtomicU64::new(0);
         // Units: the first min(len, 2) bytes; each unit walks the rest.
         let head = len.min(2);
-        let units: u32 = 1 << (8 * head);
+        let units = 1usize << (8 * head);
         let tail = len - head;
-        (0..units).into_par_iter().for_each(|unit| {
+        crate::parallel::for_each(units, options.threads, |unit| {
             let mut buf = [0u8; 4];
             let input = &mut buf[..len];
             for (i, b) in input[..head].iter_mut().enumerate() {
@@ -210,6 +211,7 @@ mod tests {
             max_len: 2,
             full_len: 0,
             examples_per_class: 1,
+            threads: 0,
         };
         let result = sweep(&decoders, options, &|_| {});
         assert_eq!(
@@ -261,6 +263,7 @@ mod tests {
             max_len: 1,
             full_len: 1,
             examples_per_class: 3,
+            threads: 0,
         };
         let result = sweep(&decoders, options, &|_| {});
         assert_eq!(result.divergence_count, 128); // every byte 80..=FF

@@ -8,7 +8,7 @@
 //!   (`valid_up_to`/`error_len` as `core::str::Utf8Error`, lossy output with
 //!   one U+FFFD per maximal subpart, encode refusals) and the capabilities a
 //!   decoder claims.
-//! * [`codec`] — the optimized codec under test: validate, decode, lossy,
+//! * [`utf8conform_codec`] — the optimized codec under test: validate, decode, lossy,
 //!   encode, streaming; kernels behind runtime dispatch.
 //! * [`oracles`] — the [`oracles::Decoder`] trait and the built-in decoders
 //!   (reference, codec, std, simdutf8, simdutf, encoding_rs, bstr).
@@ -20,7 +20,8 @@
 //!   for any built-in decoder.
 //!
 //! ```
-//! use utf8conform::{codec, reference};
+//! use utf8conform::reference;
+//! use utf8conform_codec as codec;
 //! let input = b"\xF0\x9F\x92\x96 ok \xC0\xAF";
 //! assert_eq!(codec::validate(input), reference::validate(input));
 //! ```
@@ -29,13 +30,13 @@
 #![warn(missing_docs)]
 
 pub mod audit;
-pub mod codec;
 pub mod differential;
 pub mod exhaustive;
 pub mod generate;
 pub mod hex;
 pub mod oracles;
 pub mod outcome;
+pub mod parallel;
 pub mod properties;
 pub mod protocol;
 pub mod reference;

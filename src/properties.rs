@@ -44,7 +44,6 @@
 //! result and the lossy output (unit tests and a proptest pin the walk to
 //! both). Runs of ASCII skip the matcher, eight bytes at a time.
 
-use crate::codec;
 use crate::differential::{self, show_scalars, Field};
 use crate::generate::Structured;
 use crate::hex;
@@ -56,6 +55,7 @@ use crate::reference::{self, Sequence};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::sync::LazyLock;
+use utf8conform_codec as codec;
 
 /// A strict outcome as a decoder reported it: valid, or where the error is
 /// and how long its maximal subpart is. Raw numbers rather than a
@@ -416,6 +416,7 @@ const NATIVE: &[(&str, Capabilities, Native)] = &[
             lossy: None,
         },
     ),
+    #[cfg(feature = "simdutf")]
     (
         "simdutf",
         SIMDUTF,
@@ -448,6 +449,7 @@ const VALIDATE_POSITION_SUBPART: Capabilities = VALIDATE
     .with(Capability::Subpart);
 const STRICT_LOSSY: Capabilities = Capabilities::STRICT.with(Capability::Lossy);
 const STRICT_LOSSY_ENCODE: Capabilities = STRICT_LOSSY.with(Capability::Encode);
+#[cfg(feature = "simdutf")]
 const SIMDUTF: Capabilities = VALIDATE
     .with(Capability::Position)
     .with(Capability::Decode)
@@ -466,7 +468,7 @@ fn native_codec(bytes: &[u8], expected: &Expected, scratch: &mut Scratch) -> Opt
     // decoding a short input).
     let scalars = &mut scratch.utf32;
     scalars.clear();
-    let engine = strict_of(codec::active().decode(bytes, scalars));
+    let engine = strict_of(codec::decode_utf32_into(bytes, scalars));
     if let Some(f) = strict_finding("codec", "codec::decode_utf32", caps, expected, engine) {
         return Some(f);
     }
@@ -567,6 +569,7 @@ fn native_simdutf8_compat(bytes: &[u8], expected: &Expected, _: &mut Scratch) ->
     )
 }
 
+#[cfg(feature = "simdutf")]
 fn native_simdutf(bytes: &[u8], expected: &Expected, scratch: &mut Scratch) -> Option<Finding> {
     let result = simdutf::validate_utf8_with_errors(bytes);
     // simdutf's error codes do not give the subpart's length; `count` is the

@@ -9,7 +9,8 @@
 
 use rayon::prelude::*;
 use utf8conform::outcome::Utf8Error;
-use utf8conform::{codec, reference};
+use utf8conform::reference;
+use utf8conform_codec as codec;
 
 fn std_strict(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
     core::str::from_utf8(bytes)

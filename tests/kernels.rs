@@ -8,13 +8,13 @@
 //! and 4-byte text. Expected values never come from a kernel.
 
 use rayon::prelude::*;
-use utf8conform::codec::{self, Kernel, KERNELS};
 use utf8conform::generate::SplitMix64;
 use utf8conform::outcome::Utf8Error;
 use utf8conform::reference;
+use utf8conform_codec::{self as codec, Kernel};
 
 fn kernels() -> impl Iterator<Item = &'static Kernel> {
-    KERNELS.iter().filter(|k| (k.available)())
+    codec::kernels()
 }
 
 /// std's answer: the scalars, or the error.
@@ -65,10 +65,10 @@ fn check_validate(kernel: &'static Kernel, bytes: &[u8], what: impl Fn() -> Stri
 #[test]
 fn at_least_the_scalar_kernel_runs_and_names_are_unique() {
     assert!(kernels().any(|k| k.name == "scalar"));
-    let mut names: Vec<_> = KERNELS.iter().map(|k| k.name).collect();
+    let mut names: Vec<_> = codec::kernel_names().collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), KERNELS.len());
+    assert_eq!(names.len(), codec::kernel_names().count());
     eprintln!(
         "kernels available: {:?}; active: {}",
         kernels().map(|k| k.name).collect::<Vec<_>>(),

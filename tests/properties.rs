@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use utf8conform::outcome::Utf8Error;
-use utf8conform::{codec, differential, generate, oracles, reference};
+use utf8conform::{differential, generate, oracles, reference};
+use utf8conform_codec as codec;
 
 fn std_strict(bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
     core::str::from_utf8(bytes)

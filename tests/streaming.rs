@@ -3,9 +3,9 @@
 //! strict (scalars or the same error, offsets counted from the stream's
 //! start) and lossy.
 
-use utf8conform::codec::StreamDecoder;
 use utf8conform::outcome::Utf8Error;
 use utf8conform::reference;
+use utf8conform_codec::StreamDecoder;
 
 /// Inputs where a split can fall inside every kind of sequence and error.
 const TRICKY: &[&[u8]] = &[

@@ -16,7 +16,7 @@ use crate::hex;
 use crate::oracles::Decoder;
 use crate::outcome::{Answer, Capability, EncodeAnswer};
 use crate::reference::{self, Sequence};
-use serde::{Deserialize, Serialize};
+use crate::report::Evidence;
 
 /// A replacement policy (how ill-formed input turns into output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,18 +157,6 @@ pub fn predict(policy: Policy, input: &[u8], r: u32) -> Vec<u32> {
         }
     }
     out
-}
-
-/// One probe's evidence: what the decoder said, and what the winning policy
-/// (and maximal subpart, for contrast) predict.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Evidence {
-    /// The probe, hex.
-    pub input: String,
-    /// The decoder's lossy output.
-    pub got: Vec<u32>,
-    /// Unicode §3.9's answer.
-    pub maximal_subpart: Vec<u32>,
 }
 
 /// The inferred policy, with its replacement character and evidence.

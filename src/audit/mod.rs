@@ -8,7 +8,6 @@
 //! Levels are scored only where the decoder claims them.
 
 pub mod classify;
-pub mod config;
 
 use crate::differential::{self, Field, Mismatch};
 use crate::exhaustive::{self, SweepOptions};
@@ -18,9 +17,23 @@ use crate::oracles::{Decoder, Kind};
 use crate::outcome::{Capabilities, Capability};
 use crate::report::{Checked, DecoderReport, FailureRecord, MatrixRow, LEVELS};
 use crate::vectors::{run, Case, VectorFile};
-use indicatif::ProgressBar;
 use std::collections::BTreeMap;
 use std::time::Instant;
+
+/// Where an audit reports how far it got: a progress bar in the CLI,
+/// nothing at all in a test (`&()`).
+pub trait Progress: Sync {
+    /// The stage now running (`vectors`, `exhaustive`, …).
+    fn stage(&self, name: &str);
+    /// `n` more inputs checked.
+    fn advance(&self, n: u64);
+}
+
+/// No progress shown.
+impl Progress for () {
+    fn stage(&self, _: &str) {}
+    fn advance(&self, _: u64) {}
+}
 
 /// A decoder to audit, with what the report says about it.
 pub struct Subject {
@@ -166,7 +179,7 @@ pub fn audit(
     subject: &Subject,
     files: &[VectorFile],
     options: &AuditOptions,
-    bar: &ProgressBar,
+    progress: &dyn Progress,
 ) -> (DecoderReport, Vec<CaseCell>) {
     let started = Instant::now();
     let decoder = subject.decoder.as_ref();
@@ -180,7 +193,7 @@ pub fn audit(
     let mut checked = Checked::default();
 
     // 1. Vectors.
-    bar.set_message("vectors");
+    progress.stage("vectors");
     let only = std::slice::from_ref(&subject.decoder);
     let vector_run = run::run(files, only);
     let mut by_case: BTreeMap<(&str, &str), String> = BTreeMap::new();
@@ -225,17 +238,17 @@ pub fn audit(
             cells.push(cell);
         }
     }
-    bar.inc(checked.vectors);
+    progress.advance(checked.vectors);
 
     // 2. Exhaustive.
-    bar.set_message("exhaustive");
+    progress.stage("exhaustive");
     if decodes {
         if external {
             for len in 1..=options.external_exhaustive_len {
                 let inputs: Vec<Vec<u8>> = (0..1u32 << (8 * len))
                     .map(|n| n.to_be_bytes()[4 - len..].to_vec())
                     .collect();
-                check_inputs(decoder, &inputs, "exhaustive", &mut failures, bar);
+                check_inputs(decoder, &inputs, "exhaustive", &mut failures, progress);
                 checked.exhaustive += inputs.len() as u64;
             }
         } else {
@@ -243,8 +256,9 @@ pub fn audit(
                 max_len: options.builtin_exhaustive_len,
                 full_len: options.builtin_exhaustive_len.min(2),
                 examples_per_class: options.failures_per_level,
+                threads: 0,
             };
-            let result = exhaustive::sweep(only, sweep_options, &|n| bar.inc(n));
+            let result = exhaustive::sweep(only, sweep_options, &|n| progress.advance(n));
             checked.exhaustive = result.lengths.iter().map(|l| l.total).sum();
             for d in &result.examples {
                 failures.add("exhaustive".into(), hex::encode(&d.input), &d.mismatch);
@@ -269,7 +283,7 @@ pub fn audit(
     }
 
     // 3. Differential campaign.
-    bar.set_message("differential");
+    progress.stage("differential");
     let n = if external {
         options.external_diff_inputs
     } else {
@@ -281,7 +295,7 @@ pub fn audit(
             let batch: Vec<Vec<u8>> = (index..(index + 2048).min(n))
                 .map(|i| generate::campaign_input(options.seed, i))
                 .collect();
-            check_inputs(decoder, &batch, "differential", &mut failures, bar);
+            check_inputs(decoder, &batch, "differential", &mut failures, progress);
             if caps.has(Capability::Stream) {
                 for (k, input) in batch.iter().enumerate() {
                     let splits =
@@ -297,7 +311,7 @@ pub fn audit(
     }
 
     // 4. Classification.
-    bar.set_message("classifying");
+    progress.stage("classifying");
     let finding = if caps.has(Capability::Lossy) {
         classify::infer_policy(|input| decoder.decode(input).ok().and_then(|a| a.lossy))
     } else {
@@ -355,7 +369,7 @@ fn check_inputs(
     inputs: &[Vec<u8>],
     source: &str,
     failures: &mut Failures,
-    bar: &ProgressBar,
+    progress: &dyn Progress,
 ) {
     for chunk in inputs.chunks(2048) {
         let refs: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
@@ -374,7 +388,7 @@ fn check_inputs(
                 failures.add(source.to_string(), hex::encode(input), m);
             }
         }
-        bar.inc(chunk.len() as u64);
+        progress.advance(chunk.len() as u64);
     }
 }
 

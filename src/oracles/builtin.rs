@@ -1,9 +1,9 @@
 //! The decoders linked into the harness: ours and the Rust-callable oracles.
 
 use super::Decoder;
-use crate::codec;
 use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, Failure, Utf8Error, Verdict};
 use crate::reference;
+use utf8conform_codec as codec;
 
 /// [`crate::reference`]: RFC 3629 §4 transliterated.
 pub struct ReferenceDecoder;
@@ -38,7 +38,7 @@ impl Decoder for ReferenceDecoder {
     }
 }
 
-/// [`crate::codec`]: the optimized codec under test, with its active kernel.
+/// [`utf8conform_codec`]: the optimized codec under test, with its active kernel.
 pub struct CodecDecoder;
 
 impl Decoder for CodecDecoder {
@@ -237,13 +237,16 @@ impl Decoder for Simdutf8CompatDecoder {
     }
 }
 
-/// The C++ simdutf library through the `simdutf` crate:
+/// The C++ simdutf library through the `simdutf` crate (feature
+/// `simdutf`):
 /// `validate_utf8_with_errors` (validity and the error's position; its error
 /// codes do not give the maximal subpart's length, and a truncated tail is
 /// `TOO_SHORT` like any other), `convert_utf8_to_utf32` and
 /// `convert_utf32_to_utf8`.
+#[cfg(feature = "simdutf")]
 pub struct SimdutfDecoder;
 
+#[cfg(feature = "simdutf")]
 impl Decoder for SimdutfDecoder {
     fn name(&self) -> &str {
         "simdutf"

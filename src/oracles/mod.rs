@@ -10,9 +10,11 @@
 mod builtin;
 pub mod process;
 
+#[cfg(feature = "simdutf")]
+pub use builtin::SimdutfDecoder;
 pub use builtin::{
     BstrDecoder, CodecDecoder, EncodingRsDecoder, ReferenceDecoder, Simdutf8BasicDecoder,
-    Simdutf8CompatDecoder, SimdutfDecoder, StdDecoder,
+    Simdutf8CompatDecoder, StdDecoder,
 };
 
 use crate::outcome::{Answer, Capabilities, EncodeAnswer, Failure, FailureKind, Verdict};
@@ -98,6 +100,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "std",
     "simdutf8-basic",
     "simdutf8-compat",
+    #[cfg(feature = "simdutf")]
     "simdutf",
     "encoding_rs",
     "bstr",
@@ -111,6 +114,7 @@ pub fn builtin(name: &str) -> Option<Box<dyn Decoder>> {
         "std" => Box::new(StdDecoder),
         "simdutf8-basic" => Box::new(Simdutf8BasicDecoder),
         "simdutf8-compat" => Box::new(Simdutf8CompatDecoder),
+        #[cfg(feature = "simdutf")]
         "simdutf" => Box::new(SimdutfDecoder),
         "encoding_rs" => Box::new(EncodingRsDecoder),
         "bstr" => Box::new(BstrDecoder),

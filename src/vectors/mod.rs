@@ -402,16 +402,3 @@ pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, VectorFile)>, VectorError> {
         })
         .collect()
 }
-
-/// Validates a file's JSON against [`SCHEMA_JSON`]; every violation, each
-/// with its JSON pointer.
-pub fn schema_violations(text: &str) -> Result<Vec<String>, String> {
-    let schema: Value = serde_json::from_str(SCHEMA_JSON).expect("the built-in schema is JSON");
-    let validator = jsonschema::draft202012::new(&schema)
-        .map_err(|e| format!("the built-in schema is invalid: {e}"))?;
-    let instance: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    Ok(validator
-        .iter_errors(&instance)
-        .map(|e| format!("{}: {}", e.instance_path(), e))
-        .collect())
-}

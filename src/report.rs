@@ -1,13 +1,7 @@
-//! Audit reports: one canonical model ([`Report`], written as
-//! `report.json`), and renderers that only read it — Markdown for people,
-//! a self-contained HTML matrix for people at a glance, JUnit XML for CI.
-//! Nothing here knows how an outcome was produced.
+//! The audit report's model: [`Report`], written as `report.json`. The
+//! renderers (Markdown, HTML, JUnit XML) live in the CLI crate and read
+//! only this model; nothing here knows how an outcome was produced.
 
-pub mod html;
-pub mod junit;
-pub mod markdown;
-
-use crate::audit::classify::Evidence;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -209,6 +203,18 @@ pub struct MatrixRow {
     pub cells: Vec<String>,
 }
 
+/// One probe's evidence: what the decoder said, and what the winning policy
+/// (and maximal subpart, for contrast) predict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The probe, hex.
+    pub input: String,
+    /// The decoder's lossy output.
+    pub got: Vec<u32>,
+    /// Unicode §3.9's answer.
+    pub maximal_subpart: Vec<u32>,
+}
+
 /// The current UTC time as RFC 3339 (`2026-11-21T05:44:07Z`), without a
 /// date library: days since the epoch to a civil date (Howard Hinnant's
 /// algorithm, from its published description).
@@ -255,25 +261,6 @@ pub fn machine() -> String {
     )
 }
 
-/// Escapes text for HTML and XML.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                out.push_str(&format!("&#x{:X};", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,14 +272,5 @@ mod tests {
         assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
         let year: i32 = now[..4].parse().unwrap();
         assert!((2024..2100).contains(&year), "{now}");
-    }
-
-    #[test]
-    fn escape_covers_markup_and_control_characters() {
-        assert_eq!(
-            escape("<a href=\"x\">&'"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
-        );
-        assert_eq!(escape("\u{0}"), "&#x0;");
     }
 }

@@ -1,14 +1,14 @@
-//! The `utf8conform` command line. Each subcommand lives in `cli/`.
+//! The `utf8conform` command line. Each subcommand lives in `commands/`.
 
-mod cli;
+mod commands;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
-    let args = cli::Cli::parse();
-    match cli::run(args) {
+    let args = commands::Cli::parse();
+    match commands::run(args) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("utf8conform: error: {e}");

@@ -1,7 +1,8 @@
 //! `junit.xml`: one test case per decoder × level, for CI systems.
 
-use super::{escape, Report, LEVELS};
+use super::escape;
 use std::fmt::Write;
+use utf8conform::report::{Report, LEVELS};
 
 /// Renders the JUnit XML. A level a decoder does not claim is `skipped`; a
 /// failed level of a decoder not documented as conformant is still a

@@ -1,9 +1,9 @@
 //! `summary.md`: one table of every decoder, then the findings per decoder
 //! with the shortest inputs that show them.
 
-use super::{Report, LEVELS};
-use crate::audit::classify::FLAG_NAMES;
 use std::fmt::Write;
+use utf8conform::audit::classify::FLAG_NAMES;
+use utf8conform::report::{Report, LEVELS};
 
 /// Renders the summary.
 pub fn render(report: &Report) -> String {

@@ -109,7 +109,7 @@ pub(crate) fn classes(prev: u8, cur: u8) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::dfa;
+    use crate::dfa;
 
     /// Whether `prev cur` can appear next to each other in some well-formed
     /// text: from some live DFA state, both bytes are accepted.

@@ -8,7 +8,7 @@
 /// U+FFFD in UTF-8 and one byte more, for one 4-byte store: the extra byte
 /// is past the counted output, or the next store overwrites it.
 pub(super) const REPLACEMENT_AND_ONE: u32 = {
-    let r = crate::codec::REPLACEMENT_UTF8;
+    let r = crate::REPLACEMENT_UTF8;
     u32::from_le_bytes([r[0], r[1], r[2], 0])
 };
 
@@ -97,9 +97,7 @@ macro_rules! lossy_decoder {
                         continue;
                     }
                 } else if !prev_incomplete
-                    && $crate::codec::validate::is_lone(
-                        bytes[at + non_ascii.trailing_zeros() as usize],
-                    )
+                    && $crate::validate::is_lone(bytes[at + non_ascii.trailing_zeros() as usize])
                 {
                     // Nothing open, ASCII up to a byte that can only be an error:
                     // the error is that byte, a maximal subpart of its own, found
@@ -112,10 +110,7 @@ macro_rules! lossy_decoder {
                     // Lone bytes right after it (a broken character's
                     // continuations): a byte test each, not a block load and a mask
                     // whose latency the next step's address waits for.
-                    at += $crate::codec::push_replacements(
-                        out,
-                        $crate::codec::validate::lone_run(bytes, at),
-                    );
+                    at += $crate::push_replacements(out, $crate::validate::lone_run(bytes, at));
                     floor = at;
                     prev = zero();
                     continue;
@@ -182,12 +177,8 @@ macro_rules! lossy_decoder {
                 }
                 // One U+FFFD for the subpart, and one for each lone byte after it
                 // (a broken character leaves its continuation bytes behind).
-                out.extend_from_slice($crate::codec::REPLACEMENT_UTF8);
-                at = next
-                    + $crate::codec::push_replacements(
-                        out,
-                        $crate::codec::validate::lone_run(bytes, next),
-                    );
+                out.extend_from_slice($crate::REPLACEMENT_UTF8);
+                at = next + $crate::push_replacements(out, $crate::validate::lone_run(bytes, next));
                 floor = at;
                 prev = zero();
                 prev_incomplete = false;
@@ -341,9 +332,9 @@ macro_rules! lossy_decoder {
         // bytes, `push_block_and_replacement`'s `N + 4`, a block with strays'
         // `2N + 5`, a stray step's) so that they never reallocate.
         const _: () = assert!(
-            N + 4 <= $crate::codec::LOSSY_STORE_SLACK
-                && BLOCK_WITH_STRAYS_WRITES <= $crate::codec::LOSSY_STORE_SLACK
-                && STRAY_STEP_WRITES <= $crate::codec::LOSSY_STORE_SLACK
+            N + 4 <= $crate::LOSSY_STORE_SLACK
+                && BLOCK_WITH_STRAYS_WRITES <= $crate::LOSSY_STORE_SLACK
+                && STRAY_STEP_WRITES <= $crate::LOSSY_STORE_SLACK
         );
 
         /// Appends the first `n` bytes of `block` to `out` with one block store.

@@ -1,11 +1,34 @@
-//! The optimized codec under test: validate, decode, lossy decode, encode
-//! and stream.
+//! # utf8conform-codec — a fast UTF-8 codec, held to RFC 3629
 //!
-//! Everything here must equal [`crate::reference`] on every input; the
-//! exhaustive tests, the vectors and the differential fuzz targets check it.
+//! Validate, decode (to `char`s or UTF-32), decode lossily (one U+FFFD per
+//! maximal subpart, Unicode §3.9), encode and stream, with the error details
+//! of [`core::str::Utf8Error`]. SIMD kernels (AVX-512 with and without VBMI2,
+//! AVX2, SSE4.1) are chosen at run time; a scalar kernel runs everywhere
+//! else. No dependencies.
+//!
+//! ```
+//! use utf8conform_codec as codec;
+//! assert_eq!(codec::from_utf8("κόσμε".as_bytes()), Ok("κόσμε"));
+//! let err = codec::from_utf8(b"ab\xF0\x9F\x98").unwrap_err();
+//! assert_eq!((err.valid_up_to(), err.error_len()), (2, None)); // cut-off emoji
+//! assert_eq!(codec::decode_lossy(b"a\xC0\xAFb"), "a\u{FFFD}\u{FFFD}b");
+//! ```
+//!
+//! Everything here must equal the reference decoder of the `utf8conform`
+//! harness (RFC 3629 §4 rule by rule) on every input; its exhaustive
+//! sweep, its vectors and its differential fuzz targets check it.
+//!
+//! | API | what |
+//! |---|---|
+//! | [`from_utf8`], [`validate()`] | strict validation, std's error details |
+//! | [`decode_chars`], [`decode_utf32`], [`decode_utf32_into`] | strict decoding |
+//! | [`decode_lossy`], [`decode_lossy_utf32`] | replacing decoding |
+//! | [`encode_scalar`], [`encode_utf32`] | encoding, refusing non-scalars |
+//! | [`StreamDecoder`] | input in chunks, strict or lossy |
+//! | [`kernels`], [`kernel`], [`active_kernel`], [`requested_kernel`] | the kernels, for tests and benchmarks |
 //!
 //! Layout (small steps, after bstr and simdutf8):
-//! * [`dfa`](self) — the shift DFA built at compile time from RFC 3629 §4;
+//! * `dfa` — the shift DFA built at compile time from RFC 3629 §4;
 //! * `ascii` — the word-at-a-time ASCII skipper;
 //! * `validate` — the yes/no hot loop and the exact-error slow loop;
 //! * `engine` — one decoding loop for strict, lossy and streaming decode;
@@ -23,16 +46,18 @@
 //! UTF-8 (and for AVX-512 one to UTF-32). Everything else
 //! is written once on top of those: the streaming decoder, and lossy
 //! decoding on the kernels without their own, run the
-//! [`engine`](self) (check a span with the kernel, hand the well-formed
+//! `engine` (check a span with the kernel, hand the well-formed
 //! text to the output in one piece, let the scalar DFA handle only
 //! ill-formed bytes and characters cut by a chunk boundary). A process uses
 //! one kernel, chosen once: the best the CPU supports, or the one named by
-//! the `UTF8CONFORM_KERNEL` environment variable, so that
+//! the `UTF8CONFORM_KERNEL` environment variable ([`KERNEL_VAR`]), so that
 //! `UTF8CONFORM_KERNEL=sse4.1 cargo test` runs the whole suite on SSE4.1.
-//! Inputs of at most 8 bytes skip the kernel in [`validate()`]: the DFA's
-//! few steps cost less than a SIMD check's fixed latency.
+//! A name that is unknown or that this CPU cannot run falls back to the
+//! best kernel; [`requested_kernel`] says so, for tools that must not
+//! fall back. Inputs of at most 8 bytes skip the kernel in [`validate()`]:
+//! the DFA's few steps cost less than a SIMD check's fixed latency.
 //! Each kernel can also be called directly through its methods, which is
-//! how `tests/kernels.rs` checks every kernel the CPU has.
+//! how the harness checks every kernel the CPU has.
 //!
 //! **Inlined entry points.** The one-shot functions that return a `Vec` or
 //! a `String` are `#[inline(always)]`: each is a kernel call through a
@@ -40,15 +65,17 @@
 //! the result. Out of line, the callee writes the returned vector to the
 //! caller's stack as three 8-byte stores, and a caller that moves it on
 //! reads 16 bytes at once, which the CPU cannot forward from two stores: a
-//! stall of about 20 cycles, a third of a 64-byte call (lossy decoding of
-//! valid 64-byte text went from 2.3 to 3.6 GB/s, the speed of validate +
-//! copy, in `benches/codec.rs`).
+//! stall a good part of a 64-byte call long.
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
 
 mod ascii;
 mod decode;
 mod dfa;
 mod encode;
 mod engine;
+mod error;
 mod lookup;
 mod stream;
 mod validate;
@@ -56,10 +83,11 @@ mod validate;
 mod x86;
 
 pub use encode::{encode_scalar, encode_utf32, EncodeFailure, Encoded};
+pub use error::{EncodeError, Utf8Error, REPLACEMENT};
 pub use stream::StreamDecoder;
 
-use crate::outcome::Utf8Error;
 use engine::Mode;
+use std::fmt;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
@@ -74,7 +102,7 @@ pub struct Kernel {
     /// Short name, e.g. `avx512`; what `UTF8CONFORM_KERNEL` selects.
     pub name: &'static str,
     /// Whether this CPU can run it.
-    pub available: fn() -> bool,
+    available: fn() -> bool,
     validate: unsafe fn(&[u8]) -> Verdict,
     /// Appends the code points of the longest well-formed prefix and
     /// returns `validate`'s verdict: one pass where the kernel has one.
@@ -360,10 +388,9 @@ impl Ready {
 
 impl Kernel {
     /// Validates with this kernel, whatever the dispatcher would choose.
-    ///
-    /// # Panics
-    /// If the CPU lacks the kernel's instructions (check `available`); so do
-    /// the other methods.
+    /// (Only kernels this CPU runs are handed out, by [`kernels`],
+    /// [`kernel`] and [`active_kernel`], so this and the other methods
+    /// always run.)
     pub fn validate(&'static self, bytes: &[u8]) -> Result<(), Utf8Error> {
         Ready::new(self).validate(bytes)
     }
@@ -438,7 +465,7 @@ fn scalar_decode_valid(text: &str, out: &mut Vec<u32>) {
 }
 
 /// Every kernel compiled in, best first.
-pub static KERNELS: &[Kernel] = &[
+static KERNELS: &[Kernel] = &[
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     Kernel {
         name: "avx512vbmi2",
@@ -495,14 +522,96 @@ pub static KERNELS: &[Kernel] = &[
     },
 ];
 
-/// The kernel in use: `UTF8CONFORM_KERNEL` if set and not empty (it must
-/// name an available kernel), otherwise the first available one in
-/// [`KERNELS`].
+/// The kernels this CPU runs, best first (the scalar one is always last).
 ///
-/// # Panics
-/// If `UTF8CONFORM_KERNEL` names a kernel that is unknown or unavailable:
-/// silently falling back would make a test believe it covered a kernel it
-/// did not run.
+/// ```
+/// let names: Vec<&str> = utf8conform_codec::kernels().map(|k| k.name).collect();
+/// assert_eq!(names.last(), Some(&"scalar"));
+/// ```
+pub fn kernels() -> impl Iterator<Item = &'static Kernel> {
+    KERNELS.iter().filter(|k| (k.available)())
+}
+
+/// The names of every kernel compiled in, whether this CPU runs it or not.
+pub fn kernel_names() -> impl Iterator<Item = &'static str> {
+    KERNELS.iter().map(|k| k.name)
+}
+
+/// The kernel called `name`, if it is compiled in and this CPU runs it.
+///
+/// ```
+/// assert!(utf8conform_codec::kernel("scalar").is_ok());
+/// let err = utf8conform_codec::kernel("avx9").unwrap_err();
+/// assert!(err.to_string().contains("no kernel named \"avx9\""));
+/// ```
+pub fn kernel(name: &str) -> Result<&'static Kernel, KernelError> {
+    match KERNELS.iter().find(|k| k.name == name) {
+        Some(k) if (k.available)() => Ok(k),
+        Some(_) => Err(KernelError::Unavailable { name: name.into() }),
+        None => Err(KernelError::Unknown { name: name.into() }),
+    }
+}
+
+/// Why a kernel asked for by name cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelError {
+    /// No kernel of that name is compiled into this build.
+    Unknown {
+        /// The name asked for.
+        name: String,
+    },
+    /// The kernel is compiled in, but this CPU lacks its instructions.
+    Unavailable {
+        /// The name asked for.
+        name: String,
+    },
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let here: Vec<&str> = kernels().map(|k| k.name).collect();
+        match self {
+            KernelError::Unknown { name } => {
+                let known: Vec<&str> = kernel_names().collect();
+                write!(
+                    f,
+                    "no kernel named {name:?} (compiled in: {}; this CPU runs: {})",
+                    known.join(", "),
+                    here.join(", ")
+                )
+            }
+            KernelError::Unavailable { name } => write!(
+                f,
+                "kernel {name:?} needs instructions this CPU lacks (this CPU runs: {})",
+                here.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+/// The environment variable that pins a kernel: `UTF8CONFORM_KERNEL=avx2`.
+pub const KERNEL_VAR: &str = "UTF8CONFORM_KERNEL";
+
+/// The kernel [`KERNEL_VAR`] asks for: `Ok(None)` when it is unset or
+/// empty, the kernel when it names one this CPU runs, and why not
+/// otherwise.
+///
+/// A tool that pins kernels to test each one should call this and stop on
+/// an error: [`active_kernel`] falls back quietly, and a test run that
+/// believes it covered a kernel it never ran proves nothing.
+pub fn requested_kernel() -> Result<Option<&'static Kernel>, KernelError> {
+    match std::env::var(KERNEL_VAR) {
+        Ok(name) if !name.is_empty() => kernel(&name).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The kernel in use, chosen once per process: the one [`KERNEL_VAR`]
+/// names when this CPU runs it, otherwise the best this CPU runs. An
+/// unknown or unavailable name falls back to the best kernel and never
+/// panics; [`requested_kernel`] tells whether the request was honoured.
 pub fn active_kernel() -> &'static Kernel {
     active().0
 }
@@ -511,35 +620,16 @@ pub fn active_kernel() -> &'static Kernel {
 #[inline]
 pub(crate) fn active() -> Ready {
     static ACTIVE: OnceLock<Ready> = OnceLock::new();
-    *ACTIVE.get_or_init(|| match std::env::var("UTF8CONFORM_KERNEL") {
-        // Set but empty (`UTF8CONFORM_KERNEL= cmd`) counts as unset.
-        Ok(name) if !name.is_empty() => KERNELS
-            .iter()
-            .find(|k| k.name == name && (k.available)())
-            .map(Ready::new)
-            .unwrap_or_else(|| {
-                let here: Vec<&str> = KERNELS
-                    .iter()
-                    .filter(|k| (k.available)())
-                    .map(|k| k.name)
-                    .collect();
-                panic!(
-                    "UTF8CONFORM_KERNEL={name}: no such kernel available (this CPU runs: {})",
-                    here.join(", ")
-                )
-            }),
-        _ => KERNELS
-            .iter()
-            .find(|k| (k.available)())
-            .map(Ready::new)
-            .expect("the scalar kernel is always available"),
+    *ACTIVE.get_or_init(|| {
+        let best = || kernels().next().expect("the scalar kernel always runs");
+        Ready::new(requested_kernel().ok().flatten().unwrap_or_else(best))
     })
 }
 
 /// Checks that `bytes` is UTF-8, with `core::str::from_utf8`'s error details.
 ///
 /// ```
-/// use utf8conform::codec;
+/// use utf8conform_codec as codec;
 /// assert!(codec::validate("κόσμε".as_bytes()).is_ok());
 /// let err = codec::validate(b"ab\xF0\x9F\x98").unwrap_err();
 /// assert_eq!((err.valid_up_to(), err.error_len()), (2, None)); // cut-off emoji
@@ -550,6 +640,40 @@ pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
         return validate::validate_short(bytes);
     }
     verdict(bytes).unpack()
+}
+
+/// [`validate()`] returning the input as a `&str`, as
+/// [`core::str::from_utf8`] and `simdutf8::compat::from_utf8` do.
+///
+/// ```
+/// use utf8conform_codec as codec;
+/// assert_eq!(codec::from_utf8(b"caf\xC3\xA9"), Ok("café"));
+/// let err = codec::from_utf8(b"a\xED\xA0\x80").unwrap_err(); // a surrogate
+/// assert_eq!((err.valid_up_to(), err.error_len()), (1, Some(1)));
+/// ```
+#[inline]
+pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
+    validate(bytes)?;
+    // SAFETY: `validate` accepted exactly these bytes (the harness holds
+    // every kernel's validator to the reference decoder on every input of
+    // up to four bytes and at every block edge).
+    Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// Appends the code points of the longest well-formed prefix of `bytes`
+/// (all of it, or the bytes before the first error) to `out`, and returns
+/// [`validate()`]'s result: decoding into a buffer the caller reuses.
+///
+/// ```
+/// use utf8conform_codec as codec;
+/// let mut out = vec![0x41];
+/// let err = codec::decode_utf32_into(b"\xC3\xA9\xFF", &mut out).unwrap_err();
+/// assert_eq!(out, [0x41, 0xE9]);
+/// assert_eq!((err.valid_up_to(), err.error_len()), (2, Some(1)));
+/// ```
+#[inline]
+pub fn decode_utf32_into(bytes: &[u8], out: &mut Vec<u32>) -> Result<(), Utf8Error> {
+    active().decode(bytes, out)
 }
 
 /// [`validate()`]'s answer packed in a register, through the fast entry
@@ -585,7 +709,7 @@ fn detect_and_validate(bytes: &[u8]) -> Verdict {
 /// Decodes to scalar values, or the first error.
 ///
 /// ```
-/// use utf8conform::codec;
+/// use utf8conform_codec as codec;
 /// assert_eq!(codec::decode_chars("é!".as_bytes()).unwrap(), ['é', '!']);
 /// let err = codec::decode_chars(b"a\xED\xA0\x80").unwrap_err(); // a surrogate
 /// assert_eq!((err.valid_up_to(), err.error_len()), (1, Some(1)));
@@ -598,7 +722,7 @@ pub fn decode_chars(bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
 /// Decodes to UTF-32, or the first error.
 ///
 /// ```
-/// use utf8conform::codec;
+/// use utf8conform_codec as codec;
 /// assert_eq!(codec::decode_utf32(b"\xF0\x9F\x98\x80").unwrap(), [0x1F600]);
 /// ```
 #[inline(always)] // see "Inlined entry points" in the module docs
@@ -610,7 +734,7 @@ pub fn decode_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
 /// U+FFFD (Unicode §3.9; the same output as `String::from_utf8_lossy`).
 ///
 /// ```
-/// use utf8conform::codec;
+/// use utf8conform_codec as codec;
 /// // C0 AF is an overlong "/": two maximal subparts of one byte each.
 /// assert_eq!(codec::decode_lossy(b"a\xC0\xAFb"), "a\u{FFFD}\u{FFFD}b");
 /// // E1 80 is one maximal subpart (a prefix of E1 80 80).
@@ -632,7 +756,7 @@ pub fn decode_lossy(bytes: &[u8]) -> String {
 /// As [`decode_lossy`], to UTF-32.
 ///
 /// ```
-/// use utf8conform::codec;
+/// use utf8conform_codec as codec;
 /// // Cut short at the end: one U+FFFD for the incomplete sequence.
 /// assert_eq!(codec::decode_lossy_utf32(b"A\xF4\x8F\xBF"), [0x41, 0xFFFD]);
 /// ```
@@ -727,14 +851,21 @@ mod tests {
     }
 
     #[test]
-    fn pinning_an_unknown_kernel_is_refused() {
-        assert!(KERNELS
-            .iter()
-            .any(|k| k.name == "scalar" && (k.available)()));
-        let scalar = KERNELS.iter().find(|k| k.name == "scalar").unwrap();
+    fn kernels_are_found_by_name_and_unknown_ones_are_refused() {
+        let scalar = kernel("scalar").expect("the scalar kernel always runs");
         assert_eq!(
             scalar.validate(b"\xED\xA0\x80"),
             Err(Utf8Error::new(0, Some(1)))
         );
+        assert!(matches!(kernel("avx9"), Err(KernelError::Unknown { .. })));
+        // Every kernel handed out runs here, and the best one is first.
+        assert!(kernels().all(|k| (k.available)()));
+        assert_eq!(kernels().last().map(|k| k.name), Some("scalar"));
+        for name in kernel_names() {
+            match kernel(name) {
+                Ok(k) => assert_eq!(k.name, name),
+                Err(e) => assert_eq!(e, KernelError::Unavailable { name: name.into() }),
+            }
+        }
     }
 }

@@ -13,10 +13,10 @@
 use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, SPREAD, THREE};
 use super::{fail, fail_after, incomplete_max, repeat, validator};
-use crate::codec::encode::{encode_scalars, EncodeFailure};
-use crate::codec::validate::lone_run;
-use crate::codec::Verdict;
-use crate::outcome::{Utf8Error, REPLACEMENT};
+use crate::encode::{encode_scalars, EncodeFailure};
+use crate::validate::lone_run;
+use crate::Verdict;
+use crate::{Utf8Error, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -401,7 +401,7 @@ macro_rules! checked_decoder {
 
         /// Lossy decoding to UTF-32: [`decode`]'s loop, which on an error
         /// emits one U+FFFD for the maximal subpart and goes on right after
-        /// it, as [`decode_lossy`](crate::codec::decode_lossy) does for UTF-8.
+        /// it, as [`decode_lossy`](crate::decode_lossy) does for UTF-8.
         /// `bytes` must start at a character boundary.
         #[target_feature(enable = $features)]
         pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
@@ -579,10 +579,7 @@ macro_rules! checked_decoder {
                                     from[12 * k..12 * k + 16].try_into().expect("16 bytes");
                                 // SAFETY: `window` is 16 readable bytes.
                                 let window = unsafe { _mm_loadu_si128(window.as_ptr().cast()) };
-                                crate::codec::x86::shuffle::threes(
-                                    window,
-                                    &mut dst[written + 4 * k..],
-                                );
+                                crate::x86::shuffle::threes(window, &mut dst[written + 4 * k..]);
                             }
                             leads.count_ones() as usize
                         }

@@ -7,10 +7,10 @@
 use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, THREE};
 use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
-use crate::codec::encode::EncodeFailure;
-use crate::codec::validate::is_lone;
-use crate::codec::Verdict;
-use crate::outcome::Utf8Error;
+use crate::encode::EncodeFailure;
+use crate::validate::is_lone;
+use crate::Utf8Error;
+use crate::Verdict;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -278,7 +278,7 @@ static FROM_HERE: [u8; 2 * SELECT_AT] = {
 /// ([`lanes_from`]), U+FFFD at lane `k - h` (where it falls in the register).
 static REPLACEMENT_HERE: [u8; 2 * SELECT_AT] = {
     let mut t = [0; 2 * SELECT_AT];
-    let r = crate::codec::REPLACEMENT_UTF8;
+    let r = crate::REPLACEMENT_UTF8;
     t[SELECT_AT] = r[0];
     t[SELECT_AT + 1] = r[1];
     t[SELECT_AT + 2] = r[2];
@@ -745,7 +745,7 @@ pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
 }
 
 /// U+FFFD as a code point.
-const REPLACEMENT: u32 = crate::outcome::REPLACEMENT as u32;
+const REPLACEMENT: u32 = crate::REPLACEMENT as u32;
 
 /// After a maximal subpart, the [lone](is_lone) bytes from `at` are one
 /// each: appends a U+FFFD for each, and returns where they end.
@@ -782,7 +782,7 @@ fn decode_lossy_end(bytes: &[u8], at: usize, out: &mut Vec<u32>) -> Option<usize
             // SAFETY: `rest[..valid]` is well-formed: the kernel's
             // validation says so.
             let text = unsafe { core::str::from_utf8_unchecked(&rest[..valid]) };
-            crate::codec::decode::decode_valid_scalar(text, out);
+            crate::decode::decode_valid_scalar(text, out);
         }
     }
     let length = error?;
@@ -925,7 +925,7 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
     if at == scalars.len() {
         return Ok(());
     }
-    crate::codec::encode::encode_scalars(&scalars[at..], out).map_err(|f| EncodeFailure {
+    crate::encode::encode_scalars(&scalars[at..], out).map_err(|f| EncodeFailure {
         index: f.index + at,
         error: f.error,
     })

@@ -2,7 +2,7 @@
 
 use super::engine::{Engine, Mode};
 use super::{active, Ready};
-use crate::outcome::Utf8Error;
+use crate::Utf8Error;
 
 /// Decodes UTF-8 fed in chunks of any size; a character may be split across
 /// any number of chunk boundaries. Offsets in errors count from the start of
@@ -15,7 +15,7 @@ use crate::outcome::Utf8Error;
 /// byte at a time.
 ///
 /// ```
-/// use utf8conform::codec::StreamDecoder;
+/// use utf8conform_codec::StreamDecoder;
 /// let mut decoder = StreamDecoder::strict();
 /// let mut out = String::new();
 /// decoder.feed(b"caf\xC3", &mut out).unwrap();   // "é" is split: C3 | A9

@@ -34,10 +34,6 @@ pub fn run(args: ExhaustiveArgs) -> CliResult {
         "exhaustive: every input of 1..={max_len} bytes ({total} inputs), reference vs {}",
         names.join(", ")
     );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| format!("cannot start threads: {e}"))?;
     let bar = ProgressBar::new(total).with_style(
         ProgressStyle::with_template(
             "{elapsed_precise} [{bar:40}] {percent}% {human_pos}/{human_len} ({per_sec}, eta {eta})",
@@ -50,8 +46,9 @@ pub fn run(args: ExhaustiveArgs) -> CliResult {
         max_len,
         full_len: usize::from(args.full_len),
         examples_per_class: 5,
+        threads: args.threads.unwrap_or(0),
     };
-    let result = pool.install(|| exhaustive::sweep(&decoders, options, &|n| bar.inc(n)));
+    let result = exhaustive::sweep(&decoders, options, &|n| bar.inc(n));
     bar.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     println!(

@@ -118,7 +118,8 @@ pub fn prepare(adapter: &AdapterConfig, root: &Path) -> Result<(), String> {
 }
 
 /// The repository root: the folder holding `adapters/adapters.toml`,
-/// searched from the current directory upwards, else the crate's own root.
+/// searched from the current directory upwards, else the workspace this
+/// crate was built in.
 pub fn repo_root() -> PathBuf {
     let mut dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     loop {
@@ -126,9 +127,15 @@ pub fn repo_root() -> PathBuf {
             return dir;
         }
         if !dir.pop() {
-            return PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+            return workspace_root();
         }
     }
+}
+
+/// The workspace the CLI crate was built in (its parent folder).
+fn workspace_root() -> PathBuf {
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
+    cli.parent().unwrap_or(cli).to_path_buf()
 }
 
 #[cfg(test)]
@@ -137,8 +144,7 @@ mod tests {
 
     #[test]
     fn the_committed_adapters_file_loads() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let adapters = load(&root.join("adapters/adapters.toml")).unwrap();
+        let adapters = load(&workspace_root().join("adapters/adapters.toml")).unwrap();
         assert!(adapters.len() >= 10);
         assert!(adapters.iter().any(|a| a.name == "python-bytes-decode"));
     }

@@ -3,9 +3,10 @@
 //! same outcome for every decoder, columns are decoders, cells are coloured
 //! — preceded by the per-level summary and followed by the findings.
 
-use super::{escape, Report, LEVELS};
-use crate::audit::classify::FLAG_NAMES;
+use super::escape;
 use std::fmt::Write;
+use utf8conform::audit::classify::FLAG_NAMES;
+use utf8conform::report::{Report, LEVELS};
 
 const STYLE: &str = r#"
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1b1f24;background:#fff}

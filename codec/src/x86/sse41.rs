@@ -5,9 +5,9 @@
 
 use super::shuffle::{bmp16, bmp16 as window16};
 use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
-use crate::codec::encode::EncodeFailure;
-use crate::codec::Verdict;
-use crate::outcome::Utf8Error;
+use crate::encode::EncodeFailure;
+use crate::Utf8Error;
+use crate::Verdict;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -188,5 +188,5 @@ fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
 /// The scalar encoder, compiled with SSE4.1.
 #[target_feature(enable = "ssse3,sse4.1")]
 pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
-    crate::codec::encode::encode_scalars(scalars, out)
+    crate::encode::encode_scalars(scalars, out)
 }

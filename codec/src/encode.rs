@@ -1,7 +1,7 @@
 //! Encoding scalar values as UTF-8 (RFC 3629 §3's table), refusing
 //! surrogates and values above U+10FFFF.
 
-use crate::outcome::EncodeError;
+use crate::EncodeError;
 use std::fmt;
 
 /// The UTF-8 form of one scalar value: up to four bytes, stored inline.
@@ -21,7 +21,7 @@ impl Encoded {
 /// Encodes one scalar value.
 ///
 /// ```
-/// use utf8conform::{codec, outcome::EncodeError};
+/// use utf8conform_codec::{self as codec, EncodeError};
 /// assert_eq!(codec::encode_scalar(0x20AC).unwrap().as_bytes(), b"\xE2\x82\xAC");
 /// assert_eq!(codec::encode_scalar(0xDC00), Err(EncodeError::Surrogate));
 /// ```
@@ -61,7 +61,7 @@ impl std::error::Error for EncodeFailure {}
 /// Encodes UTF-32 as UTF-8; fails at the first value that is not a scalar.
 ///
 /// ```
-/// use utf8conform::codec;
+/// use utf8conform_codec as codec;
 /// assert_eq!(codec::encode_utf32(&[0x41, 0x10FFFF]).unwrap(), b"A\xF4\x8F\xBF\xBF");
 /// assert_eq!(codec::encode_utf32(&[0x41, 0x110000]).unwrap_err().index, 1);
 /// ```

@@ -7,11 +7,14 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use utf8conform::audit::{self, config, AuditOptions, Subject};
+use utf8conform::audit::{self, AuditOptions, Subject};
 use utf8conform::oracles::process::{ProcessDecoder, ProcessSpec};
 use utf8conform::oracles::{self};
 use utf8conform::report::{self, Report, ReportOptions, Skipped};
 use utf8conform::vectors;
+use utf8conform_cli::adapters as config;
+use utf8conform_cli::progress::Bar;
+use utf8conform_cli::render;
 
 #[derive(Args, Debug)]
 pub struct AuditArgs {
@@ -116,7 +119,7 @@ pub fn run(args: AuditArgs) -> CliResult {
         .par_iter()
         .zip(bars.par_iter())
         .map(|(s, bar)| {
-            let result = audit::audit(s, &files, &options, bar);
+            let result = audit::audit(s, &files, &options, &Bar(bar.clone()));
             bar.finish_with_message(format!("done in {:.1} s", result.0.seconds));
             result
         })
@@ -281,9 +284,9 @@ pub fn write_reports(report: &Report, out: &Path) -> Result<(), String> {
     for (name, text) in [
         ("report.json", json),
         ("report.schema.json", report::SCHEMA_JSON.to_string()),
-        ("summary.md", report::markdown::render(report)),
-        ("index.html", report::html::render(report)),
-        ("junit.xml", report::junit::render(report)),
+        ("summary.md", render::markdown::render(report)),
+        ("index.html", render::html::render(report)),
+        ("junit.xml", render::junit::render(report)),
     ] {
         let path = out.join(name);
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -115,7 +115,7 @@ fn check(dir: &Path, decoder_list: &str, verbose: bool) -> CliResult {
             problems.push(format!("{}: not made by the generator", path.display()));
         }
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let violations = vectors::schema_violations(&text)?;
+        let violations = utf8conform_cli::schema::violations(&text)?;
         for v in violations.iter().take(5) {
             problems.push(format!("{}: schema: {v}", path.display()));
         }

@@ -15,7 +15,7 @@
 //!   or after it if it was the lead itself.
 
 use super::{ascii, dfa, validate, Ready};
-use crate::outcome::{Utf8Error, REPLACEMENT};
+use crate::{Utf8Error, REPLACEMENT};
 
 /// Where decoded code points go.
 pub(crate) trait Sink {

@@ -207,7 +207,7 @@ macro_rules! fused_decoder {
             }
             let result = verdict.unpack();
             // SAFETY: `result` is this kernel's validation of `rest`.
-            decode_valid(unsafe { $crate::codec::valid_prefix(rest, result) }, out);
+            decode_valid(unsafe { $crate::valid_prefix(rest, result) }, out);
             Verdict::pack(result.map_err(|e| e.shifted(at)))
         }
 
@@ -243,7 +243,7 @@ macro_rules! fused_decoder {
                     return;
                 }
             }
-            $crate::codec::decode::decode_valid_scalar(text, out);
+            $crate::decode::decode_valid_scalar(text, out);
         }
     };
 }
@@ -597,7 +597,7 @@ macro_rules! validator {
         #[target_feature(enable = $features)]
         #[inline]
         fn errors_shifted(input: V, prev1: V, prev2: V, prev3: V) -> V {
-            use $crate::codec::lookup::{CUR_HIGH, PREV_HIGH, PREV_LOW};
+            use $crate::lookup::{CUR_HIGH, PREV_HIGH, PREV_LOW};
             // Constants, so each table is one load from read-only data.
             const T_PREV_HIGH: [u8; N] = super::repeat::<N>(PREV_HIGH);
             const T_PREV_LOW: [u8; N] = super::repeat::<N>(PREV_LOW);
@@ -615,7 +615,7 @@ macro_rules! validator {
 }
 pub(crate) use validator;
 
-use crate::outcome::Utf8Error;
+use crate::Utf8Error;
 
 /// The exact error, given that no check flagged any byte before `flagged`
 /// (so `bytes[..flagged]` is well-formed but for one character perhaps left

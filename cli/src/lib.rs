@@ -1,0 +1,18 @@
+//! # utf8conform-cli — the `utf8conform` command, and its pieces
+//!
+//! The binary (`src/main.rs`, subcommands in `commands/`) is the user's
+//! front door; the library holds what other tools may want without the
+//! command line:
+//!
+//! * [`render`] — the audit report as Markdown, HTML and JUnit XML;
+//! * [`adapters`] — `adapters/adapters.toml`, the list of third-party
+//!   decoders the audit runs over the JSON-lines protocol;
+//! * [`progress`] — progress bars for long runs;
+//! * [`schema`] — JSON Schema validation of vector files.
+
+#![warn(missing_docs)]
+
+pub mod adapters;
+pub mod progress;
+pub mod render;
+pub mod schema;
