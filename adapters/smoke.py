@@ -112,6 +112,7 @@ STREAM_CASES = [
     (["eda0", "80"], True),          # a surrogate split after its second byte
     (["f4", "90", "80", "80"], True),  # above U+10FFFF, one byte per call
     (["c0", "af"], True),
+    (["f8", "41"], True),            # F8 never begins a sequence (RFC 3629 dropped 5-byte forms)
     (["41", "ff", "42"], True),
     (["41", "42ff43"], True),        # strict: the erroring call decided "B" first
     (["f09f", "9841"], True),
