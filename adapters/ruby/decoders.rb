@@ -16,6 +16,9 @@
 #             "invalid codepoint 0x... in UTF-8" for others, which does not
 #             say why ("refused").
 #   position, subpart: NOT claimed; this API does not say where or what.
+#   stream, reuse: NOT claimed (protocol 1): String methods take the whole
+#             string (Ruby's incremental decoder is Encoding::Converter,
+#             below).
 #
 # ruby-encoding-converter: Encoding::Converter.new('UTF-8', 'UTF-32LE'),
 # Ruby's transcoder, driven with primitive_convert over the whole input.
@@ -64,6 +67,7 @@
 #             ("malformed UTF-8 character", "redundant UTF-8 sequence").
 #   encode    [n].pack('U'); RangeError "pack(U): value out of range" says
 #             it is out of range.
+#   stream, reuse: NOT claimed (protocol 1): unpack takes a whole string.
 require 'json'
 
 def code_points_utf32le(bytes)
