@@ -18,9 +18,28 @@ adapter to exit. It checks the protocol of docs/protocol.md:
     keeps serving;
   * the adapter exits once stdin is closed, and prints nothing more.
 
+Protocol 2 (docs/protocol.md, "Protocol 2: streaming and decoder reuse"):
+the hello may say "protocol": 1 or 2; the stream and reuse capabilities are
+allowed only with protocol 2. Every adapter gets the same fixed list of
+"stream" and "reuse" requests, in both modes: where the adapter claims the
+mode (and, for reuse, the capability) the answer's shape is checked (one call
+per chunk plus the flush call, fewer only with an "error" whose "call" is the
+last index; one run per input; types; "error" only in strict mode); where it
+does not, the request must be answered as a bad request. So are malformed
+stream and reuse requests (bad hex in a chunk, chunks not a list, missing
+fields, a mode nobody knows).
+
 Answers that differ from RFC 3629 / Unicode's maximal-subpart practice are
 not failures - finding those is the harness's job - but they are printed as
-DIFF lines. One line per adapter: OK, SKIP (why) or PROTOCOL-FAIL (what).
+DIFF lines. For stream and reuse answers the expectation comes from
+StreamModel below, a byte-at-a-time model of maximal subparts written for
+this file (it shares no code with any decoder): each call emits what its
+bytes decide, holds back a tail more bytes could complete, and emits U+FFFD
+(or, strict, the error) as soon as a sequence can no longer be completed;
+the flush turns a held tail into one U+FFFD (strict: an error with
+error_len null). A reuse run is expected to answer as on a fresh decoder,
+except after an unflushed run without an error, which it continues.
+One line per adapter: OK, SKIP (why) or PROTOCOL-FAIL (what).
 Exit status 1 if any adapter failed the protocol, else 0.
 
 --bench N also times N pipelined decode requests of 16 random bytes against
@@ -45,6 +64,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = os.path.join(ROOT, "adapters", "adapters.toml")
 
 CAPABILITIES = {"validate", "position", "subpart", "decode", "strict", "lossy", "encode"}
+# Protocol 2 adds these; "stream" is shorthand for both stream modes.
+CAPABILITIES_2 = {"stream", "stream-strict", "stream-lossy", "reuse"}
+PROTOCOLS = {1, 2}
 STRICT = {"validate", "position", "subpart", "decode"}
 ENCODE_ERRORS = {"surrogate", "out-of-range", "refused"}
 FFFD = 0xFFFD
@@ -71,6 +93,180 @@ ENCODE_CASES = [
     (55296, None, "surrogate"),
     (1114112, None, "out-of-range"),
 ]
+
+
+# Protocol 2: stream requests, each sent in both modes: (chunks, flush).
+STREAM_CASES = [
+    (["e080", "80"], True),          # WPT: both U+FFFDs of E0 80 in the first call
+    (["f09f92", "a9"], True),        # WPT: nothing until A9 completes U+1F4A9
+    (["ef", "bbbf41"], True),        # a BOM split across chunks
+    (["efbbbf", "efbbbf41"], True),  # two BOMs: only a leading one is ever special
+    (["41", "", "e2", "", "82ac"], True),  # empty chunks between the bytes of U+20AC
+    ([], True),                      # no chunks: the flush call alone
+    ([""], True),
+    (["e2", "82", "ac"], True),      # one byte per call
+    (["f0", "9f", "98", "80"], True),
+    (["41e282"], True),              # truncated at the end: the flush decides
+    (["41f0", "9f", "41"], True),    # the bad sequence began two calls back
+    (["e282", "41"], True),
+    (["eda0", "80"], True),          # a surrogate split after its second byte
+    (["f4", "90", "80", "80"], True),  # above U+10FFFF, one byte per call
+    (["c0", "af"], True),
+    (["f8", "41"], True),            # F8 never begins a sequence (RFC 3629 dropped 5-byte forms)
+    (["41", "ff", "42"], True),
+    (["41", "42ff43"], True),        # strict: the erroring call decided "B" first
+    (["f09f", "9841"], True),
+    (["41", "", "e2"], False),       # left open (only reuse continues it)
+]
+
+# Reuse requests, each sent in both modes: lists of (chunks, flush).
+REUSE_CASES = [
+    [(["ff"], True), (["41"], True)],                  # after an error
+    [(["e2", "41"], True), (["82ac"], True)],          # after an error with a held lead
+    [(["41f0", "41"], True), (["42"], True)],
+    [(["e080", "80"], True), (["80", "41"], True)],    # after an error mid-sequence
+    [(["f09f"], False), (["98", "80"], True)],         # after an unflushed tail
+    [(["41e2"], False), (["82ac"], True)],
+    [(["ef", "bb"], False), (["bf41"], True)],         # an unflushed half BOM
+    [(["efbbbf41"], True), (["efbbbf42"], True)],      # after a BOM
+    [(["e2"], True), (["82ac"], True)],                # after a flushed truncated tail
+    [(["f0"], True), (["9f9880"], True)],
+    [(["41"], True), ([], True), (["42"], True)],
+]
+
+# Malformed stream/reuse requests: each must get a bad request answer.
+BAD_STREAM_REQUESTS = [
+    {"op": "stream", "mode": "strict", "chunks": ["4"]},
+    {"op": "stream", "mode": "lossy", "chunks": ["41", "zz"]},
+    {"op": "stream", "mode": "strict", "chunks": "41"},
+    {"op": "stream", "mode": "lossy", "chunks": [65]},
+    {"op": "stream", "mode": "strict"},
+    {"op": "stream", "chunks": ["41"]},
+    {"op": "stream", "mode": "sloppy", "chunks": ["41"]},
+    {"op": "stream", "mode": "lossy", "chunks": ["41"], "flush": "no"},
+    {"op": "reuse", "mode": "strict", "inputs": [{"chunks": ["41"]}, {"chunks": ["4g"]}]},
+    {"op": "reuse", "mode": "lossy", "inputs": {"chunks": ["41"]}},
+    {"op": "reuse", "mode": "strict", "inputs": [{"flush": True}]},
+    {"op": "reuse", "mode": "lossy", "inputs": ["41"]},
+    {"op": "reuse", "mode": "strict"},
+]
+
+# ---- the streaming model -------------------------------------------------------
+
+# Unicode Table 3-7 (well-formed byte sequences): lead byte -> (length of the
+# sequence, lowest and highest allowed second byte). Every later byte is
+# 80..BF. A byte not in this table and not ASCII cannot begin a sequence.
+LEADS = {}
+for _b in range(0xC2, 0xE0):
+    LEADS[_b] = (2, 0x80, 0xBF)
+for _b in range(0xE1, 0xF0):
+    LEADS[_b] = (3, 0x80, 0xBF)
+for _b in range(0xF1, 0xF4):
+    LEADS[_b] = (4, 0x80, 0xBF)
+LEADS[0xE0] = (3, 0xA0, 0xBF)
+LEADS[0xED] = (3, 0x80, 0x9F)
+LEADS[0xF0] = (4, 0x90, 0xBF)
+LEADS[0xF4] = (4, 0x80, 0x8F)
+
+
+class StreamModel:
+    """One decoder object as Unicode's maximal-subpart practice (and WHATWG's
+    streaming UTF-8 decode) says it behaves, fed one call at a time.
+
+    A sequence is held while every byte so far is allowed by Table 3-7 and it
+    is not yet complete; the byte that cannot continue it ends the held bytes
+    as one maximal subpart (one U+FFFD, or the strict error with error_len =
+    their count) and is then looked at afresh. The flush turns a held tail
+    into one U+FFFD (strict: an error with error_len None)."""
+
+    def __init__(self, strict):
+        self.strict = strict
+        self.held = []       # bytes of a sequence that more bytes could complete
+        self.held_at = 0     # its whole-stream offset
+        self.next_lo = self.next_hi = 0
+        self.offset = 0      # whole-stream offset of the next byte
+
+    def call(self, data, final):
+        """(code points this call returns, (valid_up_to, error_len) or None).
+        In strict mode the code points are those before the error."""
+        out = []
+        for b in data:
+            err = self._byte(b, out)
+            if err:
+                return out, err
+        if final and self.held:
+            err = (self.held_at, None)
+            self.held = []
+            if self.strict:
+                return out, err
+            out.append(FFFD)
+        return out, None
+
+    def _byte(self, b, out):
+        pos = self.offset
+        self.offset += 1
+        if self.held:
+            if self.next_lo <= b <= self.next_hi:
+                self.held.append(b)
+                self.next_lo, self.next_hi = 0x80, 0xBF
+                if len(self.held) == LEADS[self.held[0]][0]:
+                    out.append(self._scalar())
+                    self.held = []
+                return None
+            err = (self.held_at, len(self.held))
+            self.held = []
+            if self.strict:
+                return err
+            out.append(FFFD)
+        if b < 0x80:
+            out.append(b)
+        elif b in LEADS:
+            self.held, self.held_at = [b], pos
+            _, self.next_lo, self.next_hi = LEADS[b]
+        elif self.strict:
+            return (pos, 1)
+        else:
+            out.append(FFFD)
+        return None
+
+    def _scalar(self):
+        lead, rest = self.held[0], self.held[1:]
+        value = lead & (0x7F >> len(self.held))
+        for b in rest:
+            value = value << 6 | (b & 0x3F)
+        return value
+
+
+def model_run(model, chunks, flush):
+    """What one stream (or reuse run) should answer: {"calls": ..., "error": ...}
+    with error = {"call", "valid_up_to", "error_len"}; pre_error = the code
+    points the erroring call decided before its error (an adapter may report
+    those or [], protocol: "usually []")."""
+    calls = []
+    inputs = [bytes.fromhex(c) for c in chunks] + ([b""] if flush else [])
+    for i, data in enumerate(inputs):
+        out, err = model.call(data, final=flush and i == len(inputs) - 1)
+        calls.append(out)
+        if err:
+            return {"calls": calls, "error": {"call": i, "valid_up_to": err[0], "error_len": err[1]}}
+    return {"calls": calls}
+
+
+def model_stream(chunks, flush, strict):
+    return model_run(StreamModel(strict), chunks, flush)
+
+
+def model_reuse(inputs, strict):
+    """Each run on a fresh decoder, except that a run after an unflushed run
+    without an error continues that stream (offsets included)."""
+    runs, model, carry = [], None, False
+    for chunks, flush in inputs:
+        if not carry:
+            model = StreamModel(strict)
+        run = model_run(model, chunks, flush)
+        runs.append(run)
+        carry = not flush and "error" not in run
+    return runs
 
 
 # ---- config -----------------------------------------------------------------
@@ -211,16 +407,26 @@ def check_hello(hello_line, name):
         raise ProtocolError(f"hello name {hello.get('name')!r} is not {name!r}")
     if not isinstance(hello.get("version"), str):
         raise ProtocolError("hello version is not a string")
+    protocol = hello.get("protocol", 1)
+    if type(protocol) is not int or protocol not in PROTOCOLS:
+        raise ProtocolError(f"hello protocol {protocol!r} is not one of {sorted(PROTOCOLS)}")
     caps = hello.get("capabilities")
     if not isinstance(caps, list) or not caps or not all(isinstance(c, str) for c in caps):
         raise ProtocolError(f"hello capabilities not a non-empty list of strings: {caps!r}")
-    unknown = set(caps) - CAPABILITIES
+    unknown = set(caps) - CAPABILITIES - CAPABILITIES_2
     if unknown:
         raise ProtocolError(f"unknown capabilities {sorted(unknown)}")
+    if protocol < 2 and set(caps) & CAPABILITIES_2:
+        raise ProtocolError(f"protocol 2 capabilities {sorted(set(caps) & CAPABILITIES_2)} "
+                            "in a protocol 1 hello (say \"protocol\": 2)")
     claimed = set(caps)
     if "strict" in claimed:
         claimed |= STRICT
-    claimed.discard("strict")
+    if "stream" in claimed:
+        claimed |= {"stream-strict", "stream-lossy"}
+    claimed -= {"strict", "stream"}
+    if "reuse" in claimed and not claimed & {"stream-strict", "stream-lossy"}:
+        raise ProtocolError("reuse claimed without a stream mode")
     return claimed, hello
 
 
@@ -318,6 +524,134 @@ def encode_findings(ans, case):
     return []
 
 
+def show_hex_chunks(chunks, flush):
+    text = "|".join(chunks) if chunks else "(no chunks)"
+    if chunks and all(c == "" for c in chunks):
+        text = "|".join("''" for _ in chunks)
+    return text + ("" if flush else " (flush false)")
+
+
+def check_run(run, chunks, flush, mode, caps, what, stream_bytes):
+    """Protocol checks of one stream answer (or reuse run); stream_bytes is
+    the length of the stream so far (a reuse run may continue an unflushed
+    one, whose bytes count too)."""
+    if not isinstance(run, dict):
+        raise ProtocolError(f"{what}: a run is not a JSON object: {run!r}")
+    if "calls" not in run and "valid" in run and not caps & {"decode", "lossy"}:
+        # a streaming validator (protocol: "leaves calls out")
+        if set(run) - {"id", "valid"} or not isinstance(run["valid"], bool):
+            raise ProtocolError(f"{what}: a validator answers only 'valid' (a boolean): {run}")
+        return
+    extra = set(run) - {"id", "calls", "error"}
+    if extra:
+        raise ProtocolError(f"{what}: fields {sorted(extra)} not allowed: {run}")
+    calls = run.get("calls")
+    if not isinstance(calls, list) or not all(
+            isinstance(c, list) and all(is_uint(v) for v in c) for c in calls):
+        raise ProtocolError(f"{what}: 'calls' missing or not a list of lists of code points: {run}")
+    want = len(chunks) + (1 if flush else 0)
+    if "error" in run:
+        if mode != "strict":
+            raise ProtocolError(f"{what}: 'error' in {mode} mode: {run}")
+        err = run["error"]
+        if not isinstance(err, dict) or set(err) - {"call", "valid_up_to", "error_len"}:
+            raise ProtocolError(f"{what}: 'error' is not an object of call/valid_up_to/error_len: {run}")
+        if not is_uint(err.get("call")) or err["call"] != len(calls) - 1:
+            raise ProtocolError(f"{what}: error 'call' must be the index of the last call, "
+                                f"{len(calls) - 1}: {run}")
+        if "valid_up_to" in err and not (is_uint(err["valid_up_to"]) and err["valid_up_to"] <= stream_bytes):
+            raise ProtocolError(f"{what}: error 'valid_up_to' is not a byte offset within the "
+                                f"stream's {stream_bytes} bytes: {run}")
+        el = err.get("error_len", None)
+        if el is not None and not (is_uint(el) and el >= 1):
+            raise ProtocolError(f"{what}: error 'error_len' not null or >= 1: {run}")
+        if len(calls) > want:
+            raise ProtocolError(f"{what}: {len(calls)} calls for {len(chunks)} chunks"
+                                f"{' and the flush' if flush else ''}: {run}")
+    elif len(calls) != want:
+        raise ProtocolError(f"{what}: {len(calls)} calls for {len(chunks)} chunks"
+                            f"{' and the flush' if flush else ''} without an error: {run}")
+
+
+def show_run(run):
+    if "calls" not in run:
+        return f"valid {json.dumps(run.get('valid'))}"
+    text = json.dumps(run["calls"], separators=(",", ":"))
+    err = run.get("error")
+    if err is not None:
+        parts = [f"call={err.get('call')}"]
+        for key in ("valid_up_to", "error_len"):
+            if key in err:
+                parts.append(f"{key}={'null' if err[key] is None else err[key]}")
+        text += f" error({', '.join(parts)})"
+    return text
+
+
+def run_differs(got, want):
+    """Whether an answer differs from the model's. The erroring call may hold
+    [] or what the model decided before the error; valid_up_to and error_len
+    are compared where the adapter gives them (a library that does not tell
+    leaves them out)."""
+    if "calls" not in got:  # a validator
+        return got.get("valid") != ("error" not in want and FFFD not in sum(want["calls"], []))
+    if ("error" in got) != ("error" in want):
+        return True
+    gc, wc = got["calls"], want["calls"]
+    if "error" not in got:
+        return gc != wc
+    ge, we = got["error"], want["error"]
+    if ge.get("call") != we["call"] or gc[:-1] != wc[:-1] or gc[-1] not in ([], wc[-1]):
+        return True
+    return any(key in ge and ge[key] != we[key] for key in ("valid_up_to", "error_len"))
+
+
+def stream_findings(ans, chunks, flush, mode):
+    want = model_stream(chunks, flush, mode == "strict")
+    if run_differs(ans, want):
+        return [f"DIFF stream {mode} {show_hex_chunks(chunks, flush)}: "
+                f"{show_run(ans)}, expected: {show_run(want)}"]
+    return []
+
+
+def reuse_findings(ans, inputs, mode):
+    want = model_reuse(inputs, mode == "strict")
+    if any(run_differs(g, w) for g, w in zip(ans["runs"], want)):
+        shown = " ; ".join(show_hex_chunks(c, f) for c, f in inputs)
+        got = " ; ".join(show_run(r) for r in ans["runs"])
+        exp = " ; ".join(show_run(r) for r in want)
+        return [f"DIFF reuse {mode} {shown}: {got}, expected: {exp}"]
+    return []
+
+
+def check_stream_answer(ans, payload, caps):
+    """A stream or reuse answer: a bad request where the adapter does not
+    claim the mode (or reuse), else the shape of docs/protocol.md."""
+    op, mode, body = payload
+    claimed = f"stream-{mode}" in caps and (op == "stream" or "reuse" in caps)
+    if not claimed:
+        if not (isinstance(ans.get("error"), str) and ans["error"].startswith("bad request")):
+            raise ProtocolError(f"{op} in mode {mode} is not claimed, so it must be a bad request: {ans}")
+        return False
+    if "error" in ans and isinstance(ans["error"], str):
+        raise ProtocolError(f"{op} {mode} {body}: refused although claimed: {ans}")
+    if op == "stream":
+        chunks, flush = body
+        check_run(ans, chunks, flush, mode, caps, f"stream {mode} {show_hex_chunks(chunks, flush)}",
+                  sum(len(c) // 2 for c in chunks))
+        return True
+    if set(ans) != {"id", "runs"} or not isinstance(ans["runs"], list):
+        raise ProtocolError(f"reuse {mode}: answer must be id and a 'runs' list: {ans}")
+    if len(ans["runs"]) != len(body):
+        raise ProtocolError(f"reuse {mode}: {len(ans['runs'])} runs for {len(body)} inputs: {ans}")
+    stream_bytes = 0
+    for i, (run, (chunks, flush)) in enumerate(zip(ans["runs"], body)):
+        stream_bytes += sum(len(c) // 2 for c in chunks)
+        check_run(run, chunks, flush, mode, caps, f"reuse {mode} run {i}", stream_bytes)
+        if flush or "error" in run:
+            stream_bytes = 0  # the next run is a new stream
+    return True
+
+
 def build_requests():
     """[(request line, kind, payload)] in sending order; kind says how to check."""
     reqs = []
@@ -336,6 +670,24 @@ def build_requests():
         reqs.append(({"id": rid, "op": "encode", "scalar": case[0]}, "encode", case))
     rid += 1
     reqs.append(({"id": rid, "op": "frobnicate"}, "bad", rid))
+    # protocol 2: every request in both modes; where the adapter does not
+    # claim the mode (or reuse) the answer must be a bad request
+    for chunks, flush in STREAM_CASES:
+        for mode in ("strict", "lossy"):
+            rid += 1
+            req = {"id": rid, "op": "stream", "mode": mode, "chunks": chunks}
+            if not flush:
+                req["flush"] = False
+            reqs.append((req, "stream", ("stream", mode, (chunks, flush))))
+    for inputs in REUSE_CASES:
+        for mode in ("strict", "lossy"):
+            rid += 1
+            wire = [{"chunks": c} if f else {"chunks": c, "flush": False} for c, f in inputs]
+            reqs.append(({"id": rid, "op": "reuse", "mode": mode, "inputs": wire}, "stream",
+                         ("reuse", mode, inputs)))
+    for bad in BAD_STREAM_REQUESTS:
+        rid += 1
+        reqs.append(({"id": rid, **bad}, "bad", rid))
     # still serving after the bad requests?
     rid += 1
     reqs.append(({"id": rid, "op": "decode", "bytes": "e282ac"}, "decode",
@@ -374,6 +726,13 @@ def smoke(adapter, timeout):
                 check_encode_answer(ans, payload[0], caps)
                 if "encode" in caps:
                     findings += encode_findings(ans, payload)
+            elif kind == "stream":
+                if check_stream_answer(ans, payload, caps):
+                    op, mode, body = payload
+                    if op == "stream":
+                        findings += stream_findings(ans, body[0], body[1], mode)
+                    else:
+                        findings += reuse_findings(ans, body, mode)
         code, extra = proc.close_and_wait(timeout)
         if code is None:
             raise ProtocolError(f"did not exit within {timeout}s of stdin closing")
@@ -506,7 +865,8 @@ def main():
         status, message, findings, caps = smoke(adapter, args.timeout)
         counts[status] += 1
         if status == "OK":
-            capstr = ",".join(c for c in ("validate", "position", "subpart", "decode", "lossy", "encode") if c in caps)
+            capstr = ",".join(c for c in ("validate", "position", "subpart", "decode", "lossy", "encode",
+                                          "stream-strict", "stream-lossy", "reuse") if c in caps)
             extra = ""
             if args.bench:
                 try:

@@ -20,6 +20,12 @@
  *             result is turned into code points with g_utf8_to_ucs4.
  *   encode    g_unichar_to_utf8(c, buf): GLib's encoder has no error return,
  *             so whatever bytes it writes are reported, for every value.
+ *   stream, reuse: NOT claimed (protocol 1). GLib's UTF-8 code has no
+ *             incremental decoder: g_utf8_get_char_validated() decodes one
+ *             character (-2 = partial), so a streaming loop around it would
+ *             be this adapter's; GIConv / g_convert and GIO's
+ *             GCharsetConverter convert with the system iconv (glibc's
+ *             decoder, streamed by glibc-iconv).
  */
 #include "proto.h"
 

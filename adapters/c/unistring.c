@@ -20,6 +20,9 @@
  *             units it says it consumed).
  *   encode    u8_uctomb(buf, uc, 6): "Return -1 upon failure" (no reason:
  *             "refused").
+ *   stream, reuse: NOT claimed (protocol 1): <unistr.h> decodes one
+ *             character per call and keeps no state; its conversions
+ *             (uniconv.h) take whole strings.
  *
  * Why "strict": every field comes from one of the calls above.
  */

@@ -17,6 +17,8 @@
  *             of bytes written is returned, and otherwise 0 is returned",
  *             and "This function does not check whether codepoint is valid
  *             Unicode": the bytes are reported as written; 0 is "refused".
+ *   stream, reuse: NOT claimed (protocol 1): utf8proc has no incremental
+ *             decoder (utf8proc_iterate decodes one character, statelessly).
  */
 #include "proto.h"
 

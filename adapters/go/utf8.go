@@ -30,6 +30,15 @@
 // of invalid UTF-8 byte sequences" with the replacement string.
 //
 //	lossy     its output as code points ([]rune of a now valid string).
+//
+// stream, reuse: NOT claimed by either (protocol 1). unicode/utf8 keeps no
+// state: FullRune is the building block Go code uses to write its own
+// buffering loop, which here would be the adapter's, not the library's.
+// The standard library's stateful rune reader, bufio.Reader.ReadRune,
+// pulls from a blocking io.Reader and takes any read error for the end of
+// input (a held partial sequence becomes RuneError at once), so it cannot
+// be fed chunk by chunk with "more input follows". strings.ToValidUTF8
+// takes whole strings.
 package main
 
 import (

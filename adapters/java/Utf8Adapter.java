@@ -23,6 +23,33 @@
  *           - UNDERFLOW with nothing left: decode(.., true) + flush() finish
  *             it; valid, scalars = the chars it wrote.
  *   lossy   UTF_8.newDecoder() with CodingErrorAction.REPLACE, decode(ByteBuffer).
+ *   stream-strict, stream-lossy (protocol 2)
+ *           a new UTF_8.newDecoder() per stream request (REPORT for strict,
+ *           REPLACE for lossy), driven as the CharsetDecoder javadoc's
+ *           "decoding operation": decode(in, out, endOfInput = false) once per
+ *           chunk, then decode(in, out, true) and flush(out) for the flush
+ *           call. The javadoc says that on UNDERFLOW "the invoker should ...
+ *           read more input", and that input the decoder has not consumed
+ *           stays in the buffer: "any remaining input ... should be
+ *           preserved", so each call's buffer is the bytes the previous calls
+ *           left unconsumed followed by the chunk (the flush call's: those
+ *           bytes alone, no new ones). That is the API's own state, which a
+ *           CharsetDecoder keeps in the caller's buffer instead of itself.
+ *           Each call's list is the chars written by that call (OVERFLOW is
+ *           drained and the call repeated, as the javadoc says). A strict
+ *           call that returns an error CoderResult keeps the chars it wrote
+ *           before it, and no more calls are made: valid_up_to is the bytes
+ *           consumed by earlier calls plus in.position() ("the input buffer's
+ *           position will be at the start of the erroneous input"), both
+ *           positions the decoder reported; error_len is length(). Told that
+ *           the input has ended, CharsetDecoder reports a held tail as
+ *           malformed input of its length (it has no "incomplete" result at
+ *           the end), so the flush's error_len is that length, not null.
+ *   reuse   NOT claimed: a CharsetDecoder runs one decoding operation at a
+ *           time and the javadoc makes the caller start each one with
+ *           reset() (decode after flush throws IllegalStateException); the
+ *           protocol forbids a reset the library does not do itself, and
+ *           with it every run would start afresh by the adapter's hand.
  *   encode  UTF_8.newEncoder() (REPORT) .encode(CharBuffer of
  *           Character.toChars(cp)). Character.toChars throws
  *           IllegalArgumentException for a value that is not "a valid Unicode
@@ -31,6 +58,8 @@
  *
  * java-new-string: new String(bytes, StandardCharsets.UTF_8), the everyday
  *           idiom (in Java 17 a separate fast path, not CharsetDecoder).
+ *           Protocol 1 only: a String constructor has no incremental form
+ *           (Java's streaming decoders are CharsetDecoder's, above).
  *   lossy   its output (it always replaces).
  *   encode  new String(Character.toChars(cp)).getBytes(UTF_8): the bytes as
  *           they come (String.getBytes replaces what it cannot encode).
@@ -40,7 +69,9 @@
  *
  * The request reader is a small hand-written JSON parser (no dependencies):
  * it checks the whole line's JSON syntax, needs a top-level object, echoes
- * "id" back verbatim and reads "op", "bytes" and "scalar".
+ * "id" back verbatim and reads "op", "bytes" and "scalar" (and, for stream
+ * and reuse requests, "mode", "chunks", "flush" and "inputs", through
+ * Json.tree()).
  */
 
 import java.io.BufferedOutputStream;
@@ -57,7 +88,10 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 public final class Utf8Adapter {
@@ -69,6 +103,16 @@ public final class Utf8Adapter {
         void decode(byte[] bytes, StringBuilder out);
 
         void encode(long scalar, StringBuilder out);
+
+        /** The stream modes this decoder answers ("strict", "lossy"); none by default. */
+        default List<String> streamModes() {
+            return List.of();
+        }
+
+        /** Appends ,"calls":[...] (and ,"error":{...}) for one stream request. */
+        default void stream(String mode, List<byte[]> chunks, boolean flush, StringBuilder out) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     // ---- java-charsetdecoder ------------------------------------------------
@@ -82,7 +126,57 @@ public final class Utf8Adapter {
                 .onUnmappableCharacter(CodingErrorAction.REPLACE);
 
         public String capabilities() {
-            return "[\"strict\",\"lossy\",\"encode\"]";
+            return "[\"strict\",\"lossy\",\"encode\",\"stream\"]";
+        }
+
+        public List<String> streamModes() {
+            return List.of("strict", "lossy");
+        }
+
+        public void stream(String mode, List<byte[]> chunks, boolean flush, StringBuilder out) {
+            CodingErrorAction action = mode.equals("strict") ? CodingErrorAction.REPORT : CodingErrorAction.REPLACE;
+            CharsetDecoder dec = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(action)
+                    .onUnmappableCharacter(action);
+            ByteBuffer left = ByteBuffer.allocate(0); // input the decoder has not consumed
+            long consumed = 0; // bytes it consumed in earlier calls
+            int n = chunks.size() + (flush ? 1 : 0);
+            out.append(",\"calls\":[");
+            String error = null;
+            for (int i = 0; i < n && error == null; i++) {
+                boolean end = i == chunks.size();
+                byte[] chunk = end ? new byte[0] : chunks.get(i);
+                ByteBuffer in = ByteBuffer.allocate(left.remaining() + chunk.length);
+                in.put(left).put(chunk).flip();
+                StringBuilder text = new StringBuilder();
+                CharBuffer chars = CharBuffer.allocate(in.remaining() + 2);
+                for (;;) {
+                    CoderResult r = dec.decode(in, chars, end);
+                    if (r.isOverflow()) {
+                        text.append(chars.flip());
+                        chars.clear();
+                        continue;
+                    }
+                    if (r.isError()) {
+                        error = "{\"call\":" + i + ",\"valid_up_to\":" + (consumed + in.position())
+                                + ",\"error_len\":" + r.length() + "}";
+                    }
+                    break;
+                }
+                while (end && error == null) {
+                    CoderResult r = dec.flush(chars);
+                    if (!r.isOverflow()) break;
+                    text.append(chars.flip());
+                    chars.clear();
+                }
+                text.append(chars.flip());
+                consumed += in.position();
+                left = in; // what it left unconsumed, presented again with the next chunk
+                if (i > 0) out.append(',');
+                codePointList(out, text.toString());
+            }
+            out.append(']');
+            if (error != null) out.append(",\"error\":").append(error);
         }
 
         public void decode(byte[] bytes, StringBuilder out) {
@@ -162,7 +256,12 @@ public final class Utf8Adapter {
     // ---- output helpers -----------------------------------------------------
 
     static void codePoints(StringBuilder out, String key, String s) {
-        out.append(",\"").append(key).append("\":[");
+        out.append(",\"").append(key).append("\":");
+        codePointList(out, s);
+    }
+
+    static void codePointList(StringBuilder out, String s) {
+        out.append('[');
         int[] cps = s.codePoints().toArray();
         for (int i = 0; i < cps.length; i++) {
             if (i > 0) out.append(',');
@@ -334,6 +433,71 @@ public final class Utf8Adapter {
             p = 0;
             return string();
         }
+
+        /** The JSON value of member `key` as Map / List / String / Boolean /
+         *  NULL / Double, or null when absent. */
+        Object tree(String key) {
+            String raw = members.get(key);
+            if (raw == null) return null;
+            try {
+                Json j = new Json(raw);
+                j.p = 0;
+                return j.build(0);
+            } catch (NotJson e) {
+                return null; // cannot happen: raw was checked with the line
+            }
+        }
+
+        /** JSON null in a tree. */
+        static final Object NULL = new Object();
+
+        private Object build(int depth) throws NotJson {
+            ws();
+            char c = peek();
+            if (c == '{') {
+                p++;
+                Map<String, Object> m = new LinkedHashMap<>();
+                ws();
+                if (peek() == '}') { p++; return m; }
+                for (;;) {
+                    ws();
+                    String key = string();
+                    ws();
+                    expect(':');
+                    m.put(key, build(depth + 1));
+                    ws();
+                    if (peek() == ',') { p++; continue; }
+                    expect('}');
+                    return m;
+                }
+            } else if (c == '[') {
+                p++;
+                List<Object> l = new ArrayList<>();
+                ws();
+                if (peek() == ']') { p++; return l; }
+                for (;;) {
+                    l.add(build(depth + 1));
+                    ws();
+                    if (peek() == ',') { p++; continue; }
+                    expect(']');
+                    return l;
+                }
+            } else if (c == '"') {
+                return string();
+            } else if (s.startsWith("true", p)) {
+                p += 4;
+                return Boolean.TRUE;
+            } else if (s.startsWith("false", p)) {
+                p += 5;
+                return Boolean.FALSE;
+            } else if (s.startsWith("null", p)) {
+                p += 4;
+                return NULL;
+            }
+            int start = p;
+            number();
+            return Double.valueOf(s.substring(start, p));
+        }
     }
 
     // ---- the serving loop ---------------------------------------------------
@@ -362,10 +526,40 @@ public final class Utf8Adapter {
             if (raw != null && raw.matches("0|[1-9][0-9]{0,9}")) v = Long.parseLong(raw);
             if (v < 0 || v > 0xFFFFFFFFL) return bad(id, "scalar must be an integer 0..=4294967295");
             decoder.encode(v, out);
+        } else if ("stream".equals(op) && !decoder.streamModes().isEmpty()) {
+            if (!req.members.containsKey("mode")) return bad(id, "missing mode");
+            String mode = req.stringMember("mode");
+            if (mode == null || !decoder.streamModes().contains(mode)) {
+                return bad(id, "mode must be one of " + String.join(", ", decoder.streamModes()));
+            }
+            Map<String, Object> input = new HashMap<>();
+            for (String key : new String[] {"chunks", "flush"}) {
+                if (req.members.containsKey(key)) input.put(key, req.tree(key));
+            }
+            List<byte[]> chunks = new ArrayList<>();
+            String wrong = streamInput(input, chunks);
+            if (wrong != null) return bad(id, wrong);
+            decoder.stream(mode, chunks, !Boolean.FALSE.equals(input.get("flush")), out);
         } else {
             return bad(id, "unknown op");
         }
         return out.append('}').toString();
+    }
+
+    /** Reads {"chunks": [hex...], "flush": bool} into `chunks`; returns what
+     *  is wrong with it, or null. */
+    static String streamInput(Object obj, List<byte[]> chunks) {
+        if (!(obj instanceof Map)) return "an input is not an object";
+        Map<?, ?> m = (Map<?, ?>) obj;
+        if (!m.containsKey("chunks")) return "missing chunks";
+        if (!(m.get("chunks") instanceof List)) return "chunks is not a list";
+        for (Object c : (List<?>) m.get("chunks")) {
+            byte[] b = c instanceof String ? parseHex((String) c) : null;
+            if (b == null) return "bad hex in chunks";
+            chunks.add(b);
+        }
+        if (m.containsKey("flush") && !(m.get("flush") instanceof Boolean)) return "flush is not a boolean";
+        return null;
     }
 
     static String bad(String id, String what) {
@@ -397,8 +591,9 @@ public final class Utf8Adapter {
         OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
         // Requests are ASCII JSON; reading as ISO-8859-1 never fails on any byte.
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.ISO_8859_1));
+        String protocol = decoder.streamModes().isEmpty() ? "" : ",\"protocol\":2";
         String hello = "{\"hello\":{\"name\":\"" + name + "\",\"version\":\"" + System.getProperty("java.version")
-                + "\",\"capabilities\":" + decoder.capabilities() + "}}\n";
+                + "\"" + protocol + ",\"capabilities\":" + decoder.capabilities() + "}}\n";
         out.write(hello.getBytes(StandardCharsets.US_ASCII));
         out.flush();
         String line;

@@ -21,16 +21,44 @@
 //   from the output, as the Encoding Standard says. That is reported as is;
 //   node-textdecoder-ignorebom is the same decoder with ignoreBOM: true.
 //
+//   stream-strict, stream-lossy (protocol 2)
+//                     the same two constructors, one new object per stream
+//                     request: decoder.decode(chunk, {stream: true}) per
+//                     chunk ("more input follows"), then decoder.decode()
+//                     for the flush; each call's string is that call's list.
+//                     A fatal call that throws the TypeError returns nothing
+//                     ([]), and no more calls are made; the error has no
+//                     valid_up_to or error_len because the TypeError does
+//                     not say where or how long (as for decode).
+//   reuse             the same calls, every input of a reuse request on one
+//                     TextDecoder object, never re-created: what the object
+//                     keeps after a decode() without stream, after throwing,
+//                     or after seeing a BOM is what the next input meets.
+//
 // node-textdecoder-ignorebom  as above with {ignoreBOM: true} on both.
 //
 // node-buffer-tostring        Buffer.from(hex, 'hex').toString('utf8'), the
 //                             everyday Node idiom (V8's UTF-8 decoder).
 //   lossy             its output, on every input; it never fails.
 //   encode            Buffer.from(String.fromCodePoint(n), 'utf8').
+//   stream-lossy, reuse (protocol 2)
+//                     new StringDecoder('utf8') (node:string_decoder), the
+//                     API Node documents for decoding Buffers that arrive
+//                     in pieces "in a manner that preserves encoded
+//                     multi-byte UTF-8 ... characters": decoder.write(chunk)
+//                     per chunk, decoder.end() for the flush ("Bytes
+//                     representing incomplete UTF-8 ... characters will be
+//                     replaced with substitution characters"). It decodes
+//                     the whole characters of each chunk with
+//                     Buffer#toString and keeps the bytes of an incomplete
+//                     one. Reuse: one object for all inputs ("After end() is
+//                     called, the decoder object can be reused for new
+//                     input"). It has no mode that fails: no stream-strict.
 //
 // node-buffer-isutf8          require('node:buffer').isUtf8(bytes) (Node >=
 //                             18.14): a validator only.
-//   validate          its boolean. Nothing else is claimed.
+//   validate          its boolean. Nothing else is claimed. isUtf8 has no
+//                     incremental form: protocol 1 requests only.
 //
 // Strings are UTF-16: output is turned into code points with for..of, which
 // joins a well-formed surrogate pair into one code point and yields a lone
@@ -39,6 +67,7 @@
 
 const readline = require('node:readline');
 const buffer = require('node:buffer');
+const { StringDecoder } = require('node:string_decoder');
 
 const variant = process.argv[2] || 'node-textdecoder';
 
@@ -59,11 +88,37 @@ function textEncode(n) {
   return { bytes: Buffer.from(new TextEncoder().encode(str)).toString('hex') };
 }
 
+// A stream's calls on one TextDecoder. `state.open` says whether the last
+// run on this object was left open (flush false, no error).
+function textDecoderRun(decoder, chunks, flush) {
+  const calls = [];
+  const n = chunks.length + (flush ? 1 : 0);
+  for (let i = 0; i < n; i++) {
+    let text;
+    try {
+      text = i < chunks.length ? decoder.decode(chunks[i], { stream: true }) : decoder.decode();
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e; // only the "invalid data" error is a decoding error
+      calls.push([]);
+      return { calls, error: { call: i } };
+    }
+    calls.push(codePoints(text));
+  }
+  return { calls };
+}
+
 function textDecoderVariant(options) {
   const fatal = new TextDecoder('utf-8', { ...options, fatal: true });
   const replacing = new TextDecoder('utf-8', options);
+  const make = (mode) => new TextDecoder('utf-8', mode === 'strict' ? { ...options, fatal: true } : options);
   return {
-    capabilities: ['validate', 'decode', 'lossy', 'encode'],
+    capabilities: ['validate', 'decode', 'lossy', 'encode', 'stream', 'reuse'],
+    streamModes: ['strict', 'lossy'],
+    reuse: true,
+    newStream: (mode) => {
+      const decoder = make(mode);
+      return (chunks, flush) => textDecoderRun(decoder, chunks, flush);
+    },
     decode(bytes) {
       let scalars = null;
       try {
@@ -82,7 +137,17 @@ const variants = {
   'node-textdecoder': () => textDecoderVariant({}),
   'node-textdecoder-ignorebom': () => textDecoderVariant({ ignoreBOM: true }),
   'node-buffer-tostring': () => ({
-    capabilities: ['lossy', 'encode'],
+    capabilities: ['lossy', 'encode', 'stream-lossy', 'reuse'],
+    streamModes: ['lossy'],
+    reuse: true,
+    newStream: () => {
+      const decoder = new StringDecoder('utf8');
+      return (chunks, flush) => {
+        const calls = chunks.map((chunk) => codePoints(decoder.write(chunk)));
+        if (flush) calls.push(codePoints(decoder.end()));
+        return { calls };
+      };
+    },
     decode: (bytes) => ({ lossy: codePoints(bytes.toString('utf8')) }),
     encode(n) {
       let str;
@@ -106,6 +171,41 @@ if (!variants[variant]) {
   process.exit(2);
 }
 const decoder = variants[variant]();
+
+const HEX = /^(?:[0-9a-fA-F]{2})*$/;
+
+// {chunks: [Buffer], flush} from a stream request or a reuse input, or a
+// string saying what is wrong with it.
+function parseStreamInput(obj) {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return 'an input is not an object';
+  if (!('chunks' in obj)) return 'missing chunks';
+  if (!Array.isArray(obj.chunks)) return 'chunks is not a list';
+  if (!obj.chunks.every((c) => typeof c === 'string' && HEX.test(c))) return 'bad hex in chunks';
+  const flush = 'flush' in obj ? obj.flush : true;
+  if (typeof flush !== 'boolean') return 'flush is not a boolean';
+  return { chunks: obj.chunks.map((c) => Buffer.from(c, 'hex')), flush };
+}
+
+function streamRequest(request) {
+  if (!decoder.newStream) return 'unknown op';
+  if (!('mode' in request)) return 'missing mode';
+  if (!decoder.streamModes.includes(request.mode)) {
+    return `mode must be one of ${decoder.streamModes.join(', ')}`;
+  }
+  if (request.op === 'stream') {
+    const input = parseStreamInput(request);
+    if (typeof input === 'string') return input;
+    return decoder.newStream(request.mode)(input.chunks, input.flush);
+  }
+  if (!decoder.reuse) return 'unknown op';
+  if (!('inputs' in request)) return 'missing inputs';
+  if (!Array.isArray(request.inputs)) return 'inputs is not a list';
+  const inputs = request.inputs.map(parseStreamInput);
+  const wrong = inputs.find((i) => typeof i === 'string');
+  if (wrong) return wrong;
+  const run = decoder.newStream(request.mode);
+  return { runs: inputs.map((i) => run(i.chunks, i.flush)) };
+}
 
 function handle(line) {
   let request;
@@ -137,12 +237,18 @@ function handle(line) {
     }
     return { id, ...decoder.encode(n) };
   }
+  if (request.op === 'stream' || request.op === 'reuse') {
+    const answer = streamRequest(request);
+    if (typeof answer === 'string') return { id, error: `bad request: ${answer}` };
+    return { id, ...answer };
+  }
   return { id, error: 'bad request: unknown op' };
 }
 
 const hello = {
   hello: { name: variant, version: process.versions.node, capabilities: decoder.capabilities },
 };
+if (decoder.newStream) hello.hello.protocol = 2;
 process.stdout.write(JSON.stringify(hello) + '\n');
 
 // One answer per line, written as soon as it is computed. process.stdout on

@@ -20,6 +20,9 @@
  *             encoding or false on failure" - no reason: "refused".
  *   position, subpart: NOT claimed; mbstring does not report where or how
  *             long a bad sequence is.
+ *   stream, reuse: NOT claimed (protocol 1): mbstring converts whole
+ *             strings only (PHP's convert.iconv.* stream filter belongs to the
+ *             iconv extension, i.e. glibc's decoder).
  */
 
 function code_points_utf32be(string $units): array

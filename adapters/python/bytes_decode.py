@@ -25,10 +25,39 @@ Library calls and what each capability maps to:
       ``str.encode`` raises UnicodeEncodeError with reason 'surrogates not
       allowed' for U+D800..U+DFFF: "surrogate". Any other refusal: "refused".
 
+  stream-strict, stream-lossy (protocol 2)
+      ``codecs.getincrementaldecoder('utf-8')(errors)``, errors 'strict' or
+      'replace', one new object per stream request: ``decode(chunk,
+      final=False)`` per chunk, then ``decode(b'', final=True)`` for the
+      flush. Each call's str is that call's list. A strict call that raises
+      UnicodeDecodeError returns nothing ([]), and no more calls are made.
+      The exception's ``.start``/``.end`` index ``e.object``, which is what
+      the decoder decoded in that call: the bytes it had buffered from
+      earlier calls followed by this call's chunk
+      (codecs.BufferedIncrementalDecoder: ``data = self.buffer + input``).
+      ``e.object`` ends where the bytes fed so far end, so its first byte is
+      at whole-stream offset ``fed - len(e.object)``, and valid_up_to is that
+      plus ``.start``: arithmetic on what the exception says, no search of
+      the input. error_len is ``.end - .start``, null only for the reason
+      'unexpected end of data' (as for decode).
+  reuse
+      the same calls, all inputs on one decoder object, with no reset():
+      whatever the object keeps after a final call or after raising is what
+      the next input meets. Offsets count from the start of the stream an
+      input belongs to: a new stream begins with each input, except that an
+      input after one left open (``"flush": false``, no error) continues it.
+      Should the object still hold bytes of an earlier stream (it keeps its
+      buffer when it raises) and the error begin in them, the position lies
+      before this stream's first byte, which a whole-stream offset cannot
+      say: valid_up_to is then left out (error_len is still the library's).
+
 CPython documents (and implements) the Unicode "maximal subpart" practice
-for its UTF-8 decoder, so all of strict, lossy and encode are claimed.
+for its UTF-8 decoder, so all of strict, lossy and encode are claimed; its
+incremental decoder is the same codec behind a buffer, so both stream modes
+and reuse are claimed.
 """
 
+import codecs
 import json
 import platform
 import sys
@@ -67,6 +96,85 @@ def encode(scalar):
         return {"error": "surrogate" if e.reason == "surrogates not allowed" else "refused"}
 
 
+class Stream:
+    """One incremental decoder object and the bytes fed to its current stream."""
+
+    def __init__(self, mode):
+        errors = "strict" if mode == "strict" else "replace"
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors)
+        self.fed = 0  # bytes fed since the current stream began
+        self.open = False  # the last run was left open (flush false, no error)
+
+    def run(self, chunks, flush):
+        """Feeds one input; returns its answer fields (calls, error)."""
+        if not self.open:
+            self.fed = 0
+        calls = []
+        inputs = [(c, False) for c in chunks] + ([(b"", True)] if flush else [])
+        for index, (data, final) in enumerate(inputs):
+            self.fed += len(data)
+            try:
+                text = self.decoder.decode(data, final)
+            except UnicodeDecodeError as e:
+                calls.append([])
+                error = {"call": index}
+                position = self.fed - len(e.object) + e.start
+                if position >= 0:
+                    error["valid_up_to"] = position
+                error["error_len"] = None if e.reason == "unexpected end of data" else e.end - e.start
+                self.open = False
+                return {"calls": calls, "error": error}
+            calls.append([ord(c) for c in text])
+        self.open = not flush
+        return {"calls": calls}
+
+
+MODES = ("strict", "lossy")
+
+
+def parse_stream_input(obj):
+    """(chunks as bytes, flush) from {"chunks": [...], "flush": bool}, or a
+    string saying what is wrong."""
+    if not isinstance(obj, dict):
+        return "an input is not an object"
+    if "chunks" not in obj:
+        return "missing chunks"
+    chunks = obj["chunks"]
+    if not isinstance(chunks, list):
+        return "chunks is not a list"
+    flush = obj.get("flush", True)
+    if type(flush) is not bool:
+        return "flush is not a boolean"
+    parsed = [parse_hex(c) for c in chunks]
+    if any(c is None for c in parsed):
+        return "bad hex in chunks"
+    return parsed, flush
+
+
+def stream_request(request):
+    """The answer fields of a stream or reuse request, or an error string."""
+    mode = request.get("mode")
+    if "mode" not in request:
+        return "missing mode"
+    if mode not in MODES:
+        return "mode must be one of " + ", ".join(MODES)
+    if request["op"] == "stream":
+        parsed = parse_stream_input(request)
+        if isinstance(parsed, str):
+            return parsed
+        return Stream(mode).run(*parsed)
+    if "inputs" not in request:
+        return "missing inputs"
+    if not isinstance(request["inputs"], list):
+        return "inputs is not a list"
+    inputs = [parse_stream_input(i) for i in request["inputs"]]
+    for parsed in inputs:
+        if isinstance(parsed, str):
+            return parsed
+    stream = Stream(mode)
+    return {"runs": [stream.run(*parsed) for parsed in inputs]}
+
+
 def parse_hex(text):
     """bytes from lowercase (or uppercase) hex digits, else None.
 
@@ -103,12 +211,18 @@ def handle(line):
         if type(scalar) is not int or not 0 <= scalar <= 0xFFFFFFFF:
             return {"id": rid, "error": "bad request: scalar must be an integer 0..=4294967295"}
         return {"id": rid, **encode(scalar)}
+    if op in ("stream", "reuse"):
+        answer = stream_request(request)
+        if isinstance(answer, str):
+            return {"id": rid, "error": "bad request: " + answer}
+        return {"id": rid, **answer}
     return {"id": rid, "error": "bad request: unknown op"}
 
 
 def main():
     out = sys.stdout
-    hello = {"name": NAME, "version": platform.python_version(), "capabilities": ["strict", "lossy", "encode"]}
+    hello = {"name": NAME, "version": platform.python_version(), "protocol": 2,
+             "capabilities": ["strict", "lossy", "encode", "stream", "reuse"]}
     out.write(json.dumps({"hello": hello}) + "\n")
     out.flush()
     # Read raw lines (json.loads takes bytes; a line that is not UTF-8 is then
