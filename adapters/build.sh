@@ -34,6 +34,9 @@ for arg in "$@"; do
     esac
 done
 ALL=(iconv icu glib unistring utf8proc java go ruby php)
+# Also: lua and tcl (nothing to build: their runtime and JSON library) and
+# readutf (the java-readutf adapter, its own class folder).
+ALL+=(lua tcl readutf)
 [ ${#NAMES[@]} -eq 0 ] && NAMES=("${ALL[@]}")
 
 # ---- what each adapter needs ----------------------------------------------
@@ -55,6 +58,11 @@ missing() {
         ruby)      have ruby || echo "ruby not installed|ruby" ;;
         php)       { have php && php -r 'exit(function_exists("mb_check_encoding") ? 0 : 1);' 2>/dev/null; } \
                        || echo "php-cli with mbstring not installed|php-cli php-mbstring" ;;
+        lua)       { have lua5.4 && lua5.4 -e 'require "cjson"' 2>/dev/null; } \
+                       || echo "lua5.4 with lua-cjson not installed|lua5.4 lua-cjson" ;;
+        tcl)       { have tclsh8.6 && echo 'package require yajltcl' | tclsh8.6 /dev/stdin >/dev/null 2>&1; } \
+                       || echo "tclsh8.6 with tcl-yajltcl not installed|tcl8.6 tcl-yajltcl" ;;
+        readutf)   { have javac && have java; } || echo "javac not installed|default-jdk-headless" ;;
         *)         echo "unknown|" ;;
     esac
 }
@@ -147,6 +155,20 @@ build_go() {
     gccgo -O2 -o "$out.tmp.$$" "$A/go/utf8.go" "$A/go/build/version.go" && mv -f "$out.tmp.$$" "$out"
 }
 
+# java-readutf gets its own class folder, so that build_java's swap of
+# adapters/java/build never removes it.
+build_readutf() {
+    local tmp
+    mkdir -p "$A/java/readutf" || return 1
+    tmp="$(mktemp -d "$A/java/.build.XXXXXX")" || return 1
+    if javac -d "$tmp" "$A/java/ReadUtfAdapter.java"; then
+        rm -rf "$A/java/readutf/build" && mv "$tmp" "$A/java/readutf/build"
+    else
+        rm -rf "$tmp"
+        return 1
+    fi
+}
+
 build_one() {
     local n="$1" m
     m="$(missing "$n")"
@@ -177,6 +199,8 @@ build_one() {
                        build_c "$C/build/utf8proc" "$C/utf8proc.c" $(pkg-config --cflags --libs libutf8proc) ;;
         java)      compile java "$A/java/build/Utf8Adapter.class" "$A/java/Utf8Adapter.java" -- build_java ;;
         go)        compile go "$A/go/build/utf8" "$A/go/utf8.go" -- build_go ;;
+        readutf)   compile readutf "$A/java/readutf/build/ReadUtfAdapter.class" "$A/java/ReadUtfAdapter.java" -- build_readutf ;;
+        lua | tcl) echo "ready $n (nothing to build)" ;;
         ruby | php) echo "ready $n (nothing to build)" ;;
     esac
 }
