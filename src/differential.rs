@@ -7,9 +7,14 @@
 //! cannot both agree with the reference, and each disagreement is reported
 //! against the RFC, which is the question a user asks ("who is wrong?").
 
+use crate::decoder::Decoder;
+use crate::decoders::ReferenceDecoder;
 use crate::hex;
-use crate::oracles::{Decoder, ReferenceDecoder};
-use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, EncodeError, Failure};
+use crate::level::Level;
+use crate::outcome::{
+    Answer, Capabilities, Capability, EncodeAnswer, EncodeError, Failure, StreamAnswer, StreamMode,
+    StreamRun,
+};
 use crate::reference;
 use std::fmt;
 
@@ -26,27 +31,74 @@ pub enum Field {
     ErrorLen,
     /// Lossy output (level R).
     Lossy,
-    /// Chunked decoding differs from one-shot (level C).
+    /// What the calls of a streaming decode returned (level C).
     Chunking,
+    /// A decoder object used again answered otherwise than a fresh one
+    /// (level U).
+    Reuse,
     /// Encoding a scalar (level E).
     Encode,
-    /// The decoder failed to answer at all.
-    Failure,
+    /// The decoder failed to answer this kind of request at all: no level
+    /// can be judged on it.
+    NoAnswer(Asked),
+}
+
+/// The kind of request a decoder failed to answer, which says the levels
+/// left unjudged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Asked {
+    /// A one-shot decode (levels V P S R).
+    Decode,
+    /// An encode (level E).
+    Encode,
+    /// A streaming decode (level C).
+    Stream,
+    /// Several inputs on one decoder object (level U).
+    Reuse,
+}
+
+impl Asked {
+    /// The claimed levels a request of this kind informs.
+    pub fn levels(self, caps: Capabilities) -> Vec<Level> {
+        let candidates: &[Level] = match self {
+            Asked::Decode => &[
+                Level::Validity,
+                Level::Position,
+                Level::Subpart,
+                Level::Replacement,
+            ],
+            Asked::Encode => &[Level::Encoding],
+            Asked::Stream => &[Level::Chunking],
+            Asked::Reuse => &[Level::Reuse],
+        };
+        candidates
+            .iter()
+            .copied()
+            .filter(|l| l.claimed_by(caps))
+            .collect()
+    }
 }
 
 impl Field {
-    /// The conformance level letter (DESIGN.md): V, P, S, R, C, E; `!` for a
-    /// failure to answer.
-    pub fn level(self) -> char {
-        match self {
-            Field::Valid | Field::Scalars => 'V',
-            Field::ValidUpTo => 'P',
-            Field::ErrorLen => 'S',
-            Field::Lossy => 'R',
-            Field::Chunking => 'C',
-            Field::Encode => 'E',
-            Field::Failure => '!',
-        }
+    /// The conformance level the field belongs to; `None` for a failure to
+    /// answer, which is no level's (it is an incident, and leaves every
+    /// level it touched unanswered).
+    pub fn level(self) -> Option<Level> {
+        Some(match self {
+            Field::Valid | Field::Scalars => Level::Validity,
+            Field::ValidUpTo => Level::Position,
+            Field::ErrorLen => Level::Subpart,
+            Field::Lossy => Level::Replacement,
+            Field::Chunking => Level::Chunking,
+            Field::Reuse => Level::Reuse,
+            Field::Encode => Level::Encoding,
+            Field::NoAnswer(_) => return None,
+        })
+    }
+
+    /// The level's letter, `!` for a failure to answer.
+    pub fn letter(self) -> char {
+        self.level().map_or('!', Level::letter)
     }
 
     /// The protocol's name for the field.
@@ -58,8 +110,9 @@ impl Field {
             Field::ErrorLen => "error_len",
             Field::Lossy => "lossy",
             Field::Chunking => "chunking",
+            Field::Reuse => "reuse",
             Field::Encode => "encode",
-            Field::Failure => "failure",
+            Field::NoAnswer(_) => "no answer",
         }
     }
 }
@@ -189,9 +242,9 @@ pub struct Divergence {
 }
 
 impl Divergence {
-    /// The level letter of the divergence.
+    /// The level letter of the divergence (`!`: no answer).
     pub fn level(&self) -> char {
-        self.mismatch.field.level()
+        self.mismatch.field.letter()
     }
 }
 
@@ -203,7 +256,7 @@ impl fmt::Display for Divergence {
             "{} disagrees with the reference on {} (level {})",
             self.decoder,
             m.field.as_str(),
-            m.field.level()
+            m.field.letter()
         )?;
         writeln!(
             f,
@@ -259,13 +312,15 @@ pub fn marked_hex(bytes: &[u8]) -> String {
 fn answer_mismatches(decoder: &dyn Decoder, expected: &Answer, bytes: &[u8]) -> Vec<Mismatch> {
     match decoder.decode(bytes) {
         Ok(got) => compare(expected, &got, decoder.capabilities()),
-        Err(failure) => vec![failure_mismatch(&failure)],
+        Err(failure) => vec![failure_mismatch(Asked::Decode, &failure)],
     }
 }
 
-fn failure_mismatch(failure: &Failure) -> Mismatch {
+/// A failure to answer a request of kind `asked`, as a mismatch of its
+/// own kind.
+pub fn failure_mismatch(asked: Asked, failure: &Failure) -> Mismatch {
     Mismatch {
-        field: Field::Failure,
+        field: Field::NoAnswer(asked),
         expected: "an answer".into(),
         got: failure.to_string(),
     }
@@ -289,14 +344,75 @@ pub fn check(decoders: &[Box<dyn Decoder>], bytes: &[u8]) -> Vec<Divergence> {
     out
 }
 
-/// Checks a `stream`-capable decoder: its answer for `bytes` fed in the
-/// pieces cut at `splits` (offsets, any order, out-of-range ones ignored)
-/// must equal the reference's one-shot answer on every claimed field.
-pub fn check_chunked(decoder: &dyn Decoder, bytes: &[u8], splits: &[usize]) -> Vec<Mismatch> {
-    if !decoder.capabilities().has(Capability::Stream) {
-        return Vec::new();
+/// Every divergence of `decoder` on `inputs`, one-shot and (for a
+/// streaming decoder) each input cut at its `splits`: all asked in one
+/// batch, so a decoder in another process gets them pipelined.
+pub fn check_batch(
+    decoder: &dyn Decoder,
+    inputs: &[Vec<u8>],
+    splits: &[Vec<usize>],
+) -> Vec<Divergence> {
+    use crate::decoder::{Reply, Request};
+    let caps = decoder.capabilities();
+    let mut requests: Vec<Request> = inputs.iter().map(|b| Request::Decode(b.clone())).collect();
+    let mut owners: Vec<usize> = (0..inputs.len()).collect();
+    for mode in caps.stream_modes() {
+        for (k, (input, cuts)) in inputs.iter().zip(splits).enumerate() {
+            let run = StreamRun::new(
+                split_at(input, cuts)
+                    .into_iter()
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+            );
+            requests.push(Request::Stream(mode, run));
+            owners.push(k);
+        }
     }
-    compare_chunked(decoder, &expected(bytes), &split_at(bytes, splits))
+    let mut out = Vec::new();
+    for ((request, reply), &k) in requests.iter().zip(decoder.ask(&requests)).zip(&owners) {
+        let input = &inputs[k];
+        let mismatches = match (request, reply) {
+            (Request::Decode(_), Ok(Reply::Decoded(got))) => compare(&expected(input), &got, caps),
+            (Request::Stream(mode, run), Ok(Reply::Streamed(got))) => {
+                compare_stream(*mode, run, &reference::stream::expect(*mode, run), &got)
+                    .into_iter()
+                    .collect()
+            }
+            (Request::Stream(..), Err(f)) => vec![failure_mismatch(Asked::Stream, &f)],
+            (_, Err(f)) => vec![failure_mismatch(Asked::Decode, &f)],
+            (_, Ok(other)) => vec![failure_mismatch(
+                Asked::Decode,
+                &crate::decoder::wrong_reply(&other),
+            )],
+        };
+        out.extend(mismatches.into_iter().map(|mismatch| Divergence {
+            decoder: decoder.name().to_string(),
+            input: input.clone(),
+            mismatch,
+            minimized: None,
+        }));
+    }
+    out
+}
+
+/// Checks a streaming decoder (level C): `bytes` cut at `splits`
+/// (offsets, any order, out-of-range ones ignored), fed in every mode it
+/// claims, call by call against [`reference::stream`].
+pub fn check_chunked(decoder: &dyn Decoder, bytes: &[u8], splits: &[usize]) -> Vec<Mismatch> {
+    let run = StreamRun::new(
+        split_at(bytes, splits)
+            .into_iter()
+            .map(<[u8]>::to_vec)
+            .collect(),
+    );
+    decoder
+        .capabilities()
+        .stream_modes()
+        .filter_map(|mode| match decoder.stream(mode, &run) {
+            Ok(got) => compare_stream(mode, &run, &reference::stream::expect(mode, &run), &got),
+            Err(failure) => Some(failure_mismatch(Asked::Stream, &failure)),
+        })
+        .collect()
 }
 
 /// `bytes` cut at `splits`.
@@ -318,15 +434,155 @@ pub fn split_at<'a>(bytes: &'a [u8], splits: &[usize]) -> Vec<&'a [u8]> {
     chunks
 }
 
-fn chunk_offsets(chunks: &[&[u8]]) -> Vec<usize> {
-    chunks
+/// Calls' outputs as `[U+0041] [] [U+FFFD]`.
+pub fn show_calls(calls: &[Vec<u32>]) -> String {
+    calls
         .iter()
-        .scan(0, |at, c| {
-            *at += c.len();
-            Some(*at)
-        })
-        .take(chunks.len().saturating_sub(1))
-        .collect()
+        .map(|c| show_scalars(c))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn show_stream(answer: &StreamAnswer) -> String {
+    let mut s = match &answer.calls {
+        Some(calls) => show_calls(calls),
+        None => format!("valid {}", answer.is_valid()),
+    };
+    if let Some(e) = &answer.error {
+        s.push_str(&format!(", error in call {}", e.call));
+        if let Some(at) = e.valid_up_to {
+            s.push_str(&format!(" at {at}"));
+        }
+        if let Some(len) = &e.error_len {
+            s.push_str(&format!(", error_len {}", show_error_len(len)));
+        }
+    }
+    s
+}
+
+/// What is wrong with a streaming answer, if anything: `None` when `got`
+/// equals `expected` on what the decoder answered.
+///
+/// Lossy calls must equal the reference's call by call. A strict stream
+/// must stop in the same call, having returned the same before it; the
+/// failing call may return nothing (most APIs raise) or what the reference
+/// completed before the error; position and `error_len` are compared when
+/// the decoder gives them. A validator (no `calls`) is judged on validity.
+pub fn stream_difference(expected: &StreamAnswer, got: &StreamAnswer) -> Option<String> {
+    let Some(g_calls) = &got.calls else {
+        return (got.is_valid() != expected.is_valid()).then(|| {
+            format!(
+                "says valid {} where the input is {}",
+                got.is_valid(),
+                if expected.is_valid() {
+                    "valid"
+                } else {
+                    "invalid"
+                }
+            )
+        });
+    };
+    let e_calls = expected.calls.as_deref().unwrap_or_default();
+    match (&expected.error, &got.error) {
+        (None, Some(g)) => Some(format!(
+            "reports an error in call {} on valid input",
+            g.call
+        )),
+        (Some(e), None) => Some(format!(
+            "reports no error; the input is ill-formed (the error is certain in call {})",
+            e.call
+        )),
+        (Some(e), Some(g)) => {
+            if g.call != e.call {
+                return Some(format!(
+                    "reports its error in call {} where it becomes certain in call {} ({})",
+                    g.call,
+                    e.call,
+                    if g.call > e.call {
+                        "late"
+                    } else {
+                        "early: more bytes could still complete the sequence"
+                    }
+                ));
+            }
+            let before_ok = g_calls[..g.call] == e_calls[..e.call];
+            let failing_ok = g_calls[g.call].is_empty() || g_calls[g.call] == e_calls[e.call];
+            if !(before_ok && failing_ok) {
+                return Some(timing(e_calls, g_calls));
+            }
+            if g.valid_up_to.is_some_and(|at| Some(at) != e.valid_up_to) {
+                return Some(format!(
+                    "puts the error at byte {} of the stream, not {}",
+                    g.valid_up_to.unwrap_or_default(),
+                    e.valid_up_to.unwrap_or_default()
+                ));
+            }
+            if let Some(len) = g.error_len.filter(|len| Some(*len) != e.error_len) {
+                return Some(format!(
+                    "gives error_len {} where the maximal subpart is {}",
+                    show_error_len(&len),
+                    e.error_len.as_ref().map_or("?".into(), show_error_len)
+                ));
+            }
+            None
+        }
+        (None, None) => (g_calls != e_calls).then(|| timing(e_calls, g_calls)),
+    }
+}
+
+/// How two lists of calls differ: in what they return in all, or in when.
+fn timing(expected: &[Vec<u32>], got: &[Vec<u32>]) -> String {
+    let (e_all, g_all): (Vec<u32>, Vec<u32>) = (expected.concat(), got.concat());
+    if expected.len() != got.len() {
+        return format!(
+            "{} calls answered where {} were made",
+            got.len(),
+            expected.len()
+        );
+    }
+    if e_all != g_all {
+        return format!(
+            "returns {} in all, not {}",
+            show_scalars(&g_all),
+            show_scalars(&e_all)
+        );
+    }
+    let (mut e_sum, mut g_sum) = (0, 0);
+    for (call, (e, g)) in expected.iter().zip(got).enumerate() {
+        e_sum += e.len();
+        g_sum += g.len();
+        if g_sum < e_sum {
+            return format!(
+                "holds back in call {call} what is decided by then ({} of {} code points returned)",
+                g_sum, e_sum
+            );
+        }
+        if g_sum > e_sum {
+            return format!(
+                "returns in call {call} a U+FFFD for a sequence the next chunk could still complete"
+            );
+        }
+    }
+    "differs call by call".into()
+}
+
+/// [`stream_difference`] as a [`Mismatch`] (level C), showing the chunks.
+pub fn compare_stream(
+    mode: StreamMode,
+    run: &StreamRun,
+    expected: &StreamAnswer,
+    got: &StreamAnswer,
+) -> Option<Mismatch> {
+    stream_difference(expected, got).map(|why| Mismatch {
+        field: Field::Chunking,
+        expected: format!(
+            "{} stream {}: {}",
+            mode.as_str(),
+            run.show(),
+            show_stream(expected)
+        ),
+        got: format!("{}: {why}", show_stream(got)),
+    })
 }
 
 /// Checks an encoder on one value against the reference (level E): the same
@@ -338,7 +594,7 @@ pub fn check_encode(decoder: &dyn Decoder, scalar: u32) -> Option<Mismatch> {
     }
     match decoder.encode(scalar) {
         Ok(got) => compare_encode(scalar, &reference::encode(scalar), &got),
-        Err(failure) => Some(failure_mismatch(&failure)),
+        Err(failure) => Some(failure_mismatch(Asked::Encode, &failure)),
     }
 }
 
@@ -370,31 +626,6 @@ pub fn compare_encode(
             EncodeAnswer::Refused(Some(e)) => format!("refused ({})", e.as_str()),
         },
     })
-}
-
-/// Compares a `stream`-capable decoder's answer for `chunks` with the
-/// expected one-shot answer; every mismatch is reported as [`Field::Chunking`].
-pub fn compare_chunked(
-    decoder: &dyn Decoder,
-    expected: &Answer,
-    chunks: &[&[u8]],
-) -> Vec<Mismatch> {
-    match decoder.decode_chunks(chunks) {
-        Ok(got) => compare(expected, &got, decoder.capabilities())
-            .into_iter()
-            .map(|m| Mismatch {
-                field: Field::Chunking,
-                expected: format!("{} = {}", m.field.as_str(), m.expected),
-                got: format!(
-                    "{} = {} when split at {:?}",
-                    m.field.as_str(),
-                    m.got,
-                    chunk_offsets(chunks)
-                ),
-            })
-            .collect(),
-        Err(failure) => vec![failure_mismatch(&failure)],
-    }
 }
 
 /// Shrinks `input` while `still_fails` holds: removes ever smaller runs of
@@ -478,7 +709,7 @@ pub fn assert_agree(decoders: &[Box<dyn Decoder>], bytes: &[u8], splits: &[usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Capabilities;
+    use crate::outcome::{Capabilities, StreamError};
 
     #[test]
     fn compare_ignores_fields_outside_the_claim() {
@@ -533,6 +764,49 @@ mod tests {
     fn split_at_covers_the_input_exactly() {
         let chunks = split_at(b"abcdef", &[4, 1, 1, 99]);
         assert_eq!(chunks, [&b"a"[..], b"bcd", b"ef"]);
-        assert_eq!(chunk_offsets(&chunks), [1, 4]);
+    }
+
+    #[test]
+    fn stream_differences_name_early_late_and_wrong_output() {
+        let run = StreamRun::new(vec![vec![0xE0, 0x80], vec![0x80]]);
+        let expected = reference::stream::expect(StreamMode::Lossy, &run);
+        let answer = |calls: Vec<Vec<u32>>| StreamAnswer {
+            calls: Some(calls),
+            ..StreamAnswer::default()
+        };
+        const F: u32 = 0xFFFD;
+        assert_eq!(
+            stream_difference(&expected, &answer(vec![vec![F, F], vec![F], vec![]])),
+            None
+        );
+        // Node's StringDecoder: all three one call late.
+        let late =
+            stream_difference(&expected, &answer(vec![vec![], vec![F, F, F], vec![]])).unwrap();
+        assert!(late.contains("holds back in call 0"), "{late}");
+        let wrong = stream_difference(&expected, &answer(vec![vec![F], vec![F], vec![]])).unwrap();
+        assert!(wrong.contains("in all"), "{wrong}");
+        // F0 9F | 98 80: a U+FFFD in the first call is early.
+        let run = StreamRun::new(vec![vec![0xF0, 0x9F], vec![0x98, 0x80]]);
+        let expected = reference::stream::expect(StreamMode::Lossy, &run);
+        let early = stream_difference(&expected, &answer(vec![vec![F], vec![F], vec![]])).unwrap();
+        assert!(early.contains("in all"), "{early}");
+        let early = stream_difference(&expected, &answer(vec![vec![0x1F600], vec![], vec![]]));
+        assert!(early.unwrap().contains("could still complete"));
+    }
+
+    #[test]
+    fn a_strict_stream_may_raise_with_nothing_returned() {
+        let run = StreamRun::new(vec![b"ab\xFFc".to_vec()]);
+        let expected = reference::stream::expect(StreamMode::Strict, &run);
+        let mut got = expected.clone();
+        got.calls = Some(vec![vec![]]);
+        assert_eq!(stream_difference(&expected, &got), None);
+        got.error = got.error.map(|e| StreamError {
+            valid_up_to: Some(3),
+            ..e
+        });
+        assert!(stream_difference(&expected, &got)
+            .unwrap()
+            .contains("byte 3"));
     }
 }

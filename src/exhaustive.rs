@@ -7,8 +7,8 @@
 //! split by the first two bytes into 65,536 units spread over
 //! [`SweepOptions::threads`] threads.
 
+use crate::decoder::Decoder;
 use crate::differential::{self, Divergence, Field, Mismatch};
-use crate::oracles::Decoder;
 use crate::outcome::{Capabilities, Capability, Verdict};
 use crate::reference;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -96,6 +96,16 @@ pub fn sweep(
     options: SweepOptions,
     progress: &(dyn Fn(u64) + Sync),
 ) -> SweepResult {
+    let decoders: Vec<&dyn Decoder> = decoders.iter().map(|d| d.as_ref()).collect();
+    sweep_dyn(&decoders, options, progress)
+}
+
+/// [`sweep`] for borrowed decoders.
+pub fn sweep_dyn(
+    decoders: &[&dyn Decoder],
+    options: SweepOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> SweepResult {
     assert!((1..=4).contains(&options.max_len), "max_len must be 1..=4");
     let examples = Mutex::new(Vec::new());
     let per_class: Mutex<std::collections::BTreeMap<(String, Field), u64>> = Mutex::default();
@@ -131,14 +141,14 @@ pub fn sweep(
                         // building a Mismatch.
                         if !agrees(&expected, v, caps) {
                             if let Some(mismatch) = compare_verdict(&expected, v, caps) {
-                                found.push(divergence(d.as_ref(), input, mismatch));
+                                found.push(divergence(*d, input, mismatch));
                                 continue;
                             }
                         }
                     }
                     if full || verdict.is_none() {
-                        for mismatch in answer_mismatches(d.as_ref(), input) {
-                            found.push(divergence(d.as_ref(), input, mismatch));
+                        for mismatch in answer_mismatches(*d, input) {
+                            found.push(divergence(*d, input, mismatch));
                         }
                     }
                 }
@@ -189,11 +199,10 @@ fn answer_mismatches(decoder: &dyn Decoder, input: &[u8]) -> Vec<Mismatch> {
     let expected = differential::expected(input);
     match decoder.decode(input) {
         Ok(got) => differential::compare(&expected, &got, decoder.capabilities()),
-        Err(failure) => vec![Mismatch {
-            field: Field::Failure,
-            expected: "an answer".into(),
-            got: failure.to_string(),
-        }],
+        Err(failure) => vec![differential::failure_mismatch(
+            differential::Asked::Decode,
+            &failure,
+        )],
     }
 }
 

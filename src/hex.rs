@@ -13,6 +13,19 @@ pub fn encode(bytes: &[u8]) -> String {
     s
 }
 
+/// `bytes` as lowercase hex, a space between bytes: `"c0 af"` (how
+/// findings show a chunk, so that a person counts bytes at a glance).
+pub fn spaced(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(&encode(std::slice::from_ref(b)));
+    }
+    s
+}
+
 /// What was wrong with a hex string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HexError {

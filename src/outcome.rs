@@ -18,7 +18,15 @@
 //! [`Answer`], records what a decoder *said* (code points as raw `u32`, since
 //! a non-conforming decoder may hand back a surrogate or 0x110000), with every
 //! field optional, and [`Capabilities`] records what it claims to answer.
+//!
+//! Streaming answers ([`StreamAnswer`]) say what each call of a decoder
+//! object returned, so that *when* a decoder emits a character or a U+FFFD
+//! can be judged, not only what it emits in the end.
+//!
+//! `Answer` and the stream types are serde types: the protocol's responses,
+//! the vector files and the reports all spell an outcome with them.
 
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
 pub use utf8conform_codec::{EncodeError, Utf8Error, REPLACEMENT};
@@ -39,20 +47,26 @@ pub enum Capability {
     Lossy,
     /// Encodes scalar values, refusing non-scalars (level E).
     Encode,
-    /// Decodes input fed in arbitrary chunks (level C).
-    Stream,
+    /// Decodes input fed in chunks, stopping at the first error (level C).
+    StreamStrict,
+    /// Decodes input fed in chunks, replacing (level C).
+    StreamLossy,
+    /// Decodes several inputs in a row on one decoder object (level U).
+    Reuse,
 }
 
 impl Capability {
     /// Every capability, in a fixed order.
-    pub const ALL: [Capability; 7] = [
+    pub const ALL: [Capability; 9] = [
         Capability::Validate,
         Capability::Position,
         Capability::Subpart,
         Capability::Decode,
         Capability::Lossy,
         Capability::Encode,
-        Capability::Stream,
+        Capability::StreamStrict,
+        Capability::StreamLossy,
+        Capability::Reuse,
     ];
 
     /// The name used on the command line and in the protocol's hello.
@@ -64,14 +78,24 @@ impl Capability {
             Capability::Decode => "decode",
             Capability::Lossy => "lossy",
             Capability::Encode => "encode",
-            Capability::Stream => "stream",
+            Capability::StreamStrict => "stream-strict",
+            Capability::StreamLossy => "stream-lossy",
+            Capability::Reuse => "reuse",
         }
+    }
+
+    /// Whether the protocol's hello may claim it only from protocol 2 on.
+    pub fn needs_protocol_2(self) -> bool {
+        matches!(
+            self,
+            Capability::StreamStrict | Capability::StreamLossy | Capability::Reuse
+        )
     }
 }
 
 /// The set of [`Capability`]s a decoder claims.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Capabilities(u8);
+pub struct Capabilities(u16);
 
 impl Capabilities {
     /// No capability at all.
@@ -83,11 +107,16 @@ impl Capabilities {
         .with(Capability::Position)
         .with(Capability::Subpart)
         .with(Capability::Decode);
+    /// `stream-strict` + `stream-lossy`. The protocol calls this `stream`.
+    pub const STREAM: Capabilities = Capabilities::NONE
+        .with(Capability::StreamStrict)
+        .with(Capability::StreamLossy);
     /// Everything.
     pub const ALL: Capabilities = Capabilities::STRICT
         .with(Capability::Lossy)
         .with(Capability::Encode)
-        .with(Capability::Stream);
+        .union(Capabilities::STREAM)
+        .with(Capability::Reuse);
 
     /// This set plus `cap`.
     pub const fn with(self, cap: Capability) -> Capabilities {
@@ -104,10 +133,13 @@ impl Capabilities {
         Capability::ALL.into_iter().filter(move |&c| self.has(c))
     }
 
-    /// Parses a protocol name; `strict` expands to [`Capabilities::STRICT`].
+    /// Parses a protocol name; `strict` expands to [`Capabilities::STRICT`]
+    /// and `stream` to [`Capabilities::STREAM`].
     pub fn parse_one(name: &str) -> Option<Capabilities> {
-        if name == "strict" {
-            return Some(Capabilities::STRICT);
+        match name {
+            "strict" => return Some(Capabilities::STRICT),
+            "stream" => return Some(Capabilities::STREAM),
+            _ => {}
         }
         Capability::ALL
             .into_iter()
@@ -124,6 +156,17 @@ impl Capabilities {
     pub fn names(self) -> Vec<&'static str> {
         self.iter().map(Capability::as_str).collect()
     }
+
+    /// The streaming modes claimed, strict first.
+    pub fn stream_modes(self) -> impl Iterator<Item = StreamMode> {
+        [
+            (Capability::StreamStrict, StreamMode::Strict),
+            (Capability::StreamLossy, StreamMode::Lossy),
+        ]
+        .into_iter()
+        .filter(move |(c, _)| self.has(*c))
+        .map(|(_, m)| m)
+    }
 }
 
 impl fmt::Debug for Capabilities {
@@ -138,19 +181,39 @@ impl fmt::Debug for Capabilities {
 /// Code points are `u32`, not `char`: a non-conforming decoder may return a
 /// surrogate or a value above U+10FFFF, and the harness must be able to
 /// record exactly that.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// As JSON (the protocol's `decode` response, a vector case, a report), a
+/// field not answered is left out, and `"error_len": null` means "the input
+/// ended inside a sequence": present and null is an answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answer {
     /// Whether the decoder accepted the whole input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid: Option<bool>,
     /// The decoded code points, when the input was accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scalars: Option<Vec<u32>>,
     /// Bytes before the first ill-formed sequence, when it was rejected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid_up_to: Option<usize>,
     /// `Some(Some(n))`: maximal subpart length; `Some(None)`: incomplete at
     /// the end; `None`: not answered.
+    #[serde(
+        default,
+        deserialize_with = "present_or_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub error_len: Option<Option<u8>>,
     /// The replacing decode of the input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lossy: Option<Vec<u32>>,
+}
+
+/// `"error_len": null` is an answer (incomplete input), unlike a missing
+/// field: keep the two apart. Used with `#[serde(default)]`, so an absent
+/// field is `None` and a present one (`null` included) is `Some`.
+pub fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<u8>>, D::Error> {
+    Option::<u8>::deserialize(d).map(Some)
 }
 
 impl Answer {
@@ -226,6 +289,126 @@ pub enum EncodeAnswer {
     Refused(Option<EncodeError>),
 }
 
+/// A streaming request's mode: which of the library's incremental decoders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamMode {
+    /// Stops at the first error.
+    Strict,
+    /// Replaces each ill-formed sequence and goes on.
+    Lossy,
+}
+
+impl StreamMode {
+    /// `strict` or `lossy`, as the protocol spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamMode::Strict => "strict",
+            StreamMode::Lossy => "lossy",
+        }
+    }
+}
+
+/// One input fed to a decoder object: its chunks, one call each, then the
+/// end-of-input call unless `flush` is false.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StreamRun {
+    /// The chunks, in order; any may be empty.
+    pub chunks: Vec<Vec<u8>>,
+    /// Whether the end-of-input call is made.
+    pub flush: bool,
+}
+
+impl StreamRun {
+    /// `bytes` cut into `chunks` at the given lengths, then flushed.
+    pub fn new(chunks: Vec<Vec<u8>>) -> StreamRun {
+        StreamRun {
+            chunks,
+            flush: true,
+        }
+    }
+
+    /// Every byte of the run, in order.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.chunks.concat()
+    }
+
+    /// How many calls the run makes: one per chunk, and the flush.
+    pub fn calls(&self) -> usize {
+        self.chunks.len() + usize::from(self.flush)
+    }
+
+    /// The chunks as hex joined by ` | ` (`e0 80 | 80`), and `(open)`
+    /// when it is not flushed: how findings show a chunking.
+    pub fn show(&self) -> String {
+        let mut s = self
+            .chunks
+            .iter()
+            .map(|c| {
+                if c.is_empty() {
+                    "(empty)".to_string()
+                } else {
+                    crate::hex::spaced(c)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" | ");
+        if self.chunks.is_empty() {
+            s.push_str("(no chunks)");
+        }
+        if !self.flush {
+            s.push_str(" (not flushed)");
+        }
+        s
+    }
+}
+
+/// Where a strict stream stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamError {
+    /// The index of the call that reported it.
+    pub call: usize,
+    /// The error's position in whole-stream bytes, if the library tells it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_up_to: Option<usize>,
+    /// The maximal subpart's length (`Some(None)`: the input ended inside
+    /// a sequence), if the library tells it.
+    #[serde(
+        default,
+        deserialize_with = "present_or_null",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub error_len: Option<Option<u8>>,
+}
+
+/// What one streaming run returned, call by call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamAnswer {
+    /// Per call made, the code points it returned; `None` for a validator,
+    /// which returns no text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Vec<Vec<u32>>>,
+    /// Where a strict run stopped, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<StreamError>,
+    /// A validator's verdict (decoders that return text leave it out: for
+    /// them, valid means no `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid: Option<bool>,
+}
+
+impl StreamAnswer {
+    /// Whether the run was accepted.
+    pub fn is_valid(&self) -> bool {
+        self.valid.unwrap_or(self.error.is_none())
+    }
+
+    /// Every code point the calls returned, in order.
+    pub fn text(&self) -> Option<Vec<u32>> {
+        self.calls.as_ref().map(|c| c.concat())
+    }
+}
+
 /// How a decoder failed to answer at all (external decoders only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FailureKind {
@@ -235,15 +418,23 @@ pub enum FailureKind {
     Timeout,
     /// An answer that breaks the protocol (not JSON, wrong id, bad field).
     ProtocolError,
+    /// An in-process decoder panicked.
+    Panic,
+    /// The request was never made: the decoder's time budget ran out, or
+    /// it failed so often that asking on would only cost time.
+    NotRun,
 }
 
 impl FailureKind {
-    /// The name used in reports: `crash`, `timeout`, `protocol-error`.
+    /// The name used in reports: `crash`, `timeout`, `protocol-error`,
+    /// `panic`, `not-run`.
     pub fn as_str(self) -> &'static str {
         match self {
             FailureKind::Crash => "crash",
             FailureKind::Timeout => "timeout",
             FailureKind::ProtocolError => "protocol-error",
+            FailureKind::Panic => "panic",
+            FailureKind::NotRun => "not-run",
         }
     }
 }
@@ -261,6 +452,30 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.kind.as_str(), self.detail)
     }
+}
+
+/// A decoder failing to answer (crashing, hanging, breaking the
+/// protocol, panicking), narrowed where possible to the bytes that cause
+/// it: a finding of its own kind, not a conformance level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incident {
+    /// How it failed.
+    pub kind: FailureKind,
+    /// The input that shows it: minimised when `minimized`.
+    pub input: Vec<u8>,
+    /// Whether `input` was minimised (every input holding it is expected
+    /// to fail the same way).
+    pub minimized: bool,
+    /// The input it was first seen on.
+    pub first_seen: Vec<u8>,
+    /// What the failure said (exit status, stderr, the bad line…).
+    pub detail: String,
+    /// Requests that failed this way.
+    pub failures: u64,
+    /// Requests of the same class not sent, once the class was confirmed.
+    pub not_run: u64,
+    /// Anything else worth saying.
+    pub note: Option<String>,
 }
 
 /// `chars` as code point numbers.

@@ -2,27 +2,26 @@
 //! renderers (Markdown, HTML, JUnit XML) live in the CLI crate and read
 //! only this model; nothing here knows how an outcome was produced.
 
+use crate::level::Level;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The JSON Schema (draft 2020-12) of `report.json`.
 pub const SCHEMA_JSON: &str = include_str!("report.schema.json");
 
-/// The conformance levels, in report order, with their questions.
-pub const LEVELS: [(&str, &str); 6] = [
-    ("V", "validity: accepts exactly the RFC 3629 language"),
-    ("P", "position: valid_up_to right on every invalid input"),
-    (
-        "S",
-        "subpart: error_len = maximal subpart, null only for a completable tail",
-    ),
-    ("R", "replacement: one U+FFFD per maximal subpart"),
-    ("C", "chunking: same result however the input is split"),
-    (
-        "E",
-        "encoding: shortest form; surrogates and > U+10FFFF refused",
-    ),
-];
+/// A level's status in a report.
+pub mod status {
+    /// Every input checked on the level was answered as expected.
+    pub const PASS: &str = "pass";
+    /// At least one input was answered otherwise (the failures say which).
+    pub const FAIL: &str = "fail";
+    /// No failure was found, but some inputs got no answer (a crash, a
+    /// timeout, a protocol error, a request not run): a claimed level with
+    /// unanswered inputs is not a pass.
+    pub const INCOMPLETE: &str = "incomplete";
+    /// The decoder does not claim the level.
+    pub const NOT_APPLICABLE: &str = "n/a";
+}
 
 /// An audit's whole result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,6 +36,10 @@ pub struct Report {
     pub options: ReportOptions,
     /// Wall time of the whole audit.
     pub wall_seconds: f64,
+    /// Why the audit stopped before the end (Ctrl-C), when it did: the
+    /// report then holds only the decoders that finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
     /// One entry per audited decoder.
     pub decoders: Vec<DecoderReport>,
     /// Decoders that could not be audited, and why.
@@ -61,6 +64,10 @@ pub struct ReportOptions {
     pub builtin_diff_inputs: u64,
     /// Differential inputs for external decoders.
     pub external_diff_inputs: u64,
+    /// A fingerprint of the vector cases run (their ids and inputs), so
+    /// that reports of different vectors are not compared or merged.
+    #[serde(default)]
+    pub vectors_digest: String,
 }
 
 /// One decoder's verdict.
@@ -82,29 +89,109 @@ pub struct DecoderReport {
     pub gate: String,
     /// What it claims to answer.
     pub capabilities: Vec<String>,
-    /// `pass`, `fail` or `n/a` for each of V P S R C E.
+    /// Per level letter (V P S R C U E), one of [`status`].
     pub levels: BTreeMap<String, String>,
-    /// Its replacement policy.
+    /// Its replacement policy, inferred from the answered probes only.
     pub policy: String,
     /// Its replacement character, when not U+FFFD (e.g. `U+003F`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replacement: Option<String>,
-    /// The probes the policy was inferred from.
+    /// The probes the policy was inferred from, each with its answer.
     pub policy_evidence: Vec<Evidence>,
-    /// RFC 3629 §10 hazards and other departures it shows.
-    pub security_flags: Vec<String>,
-    /// `keeps`, `strips-leading`, `strips`, `other` or `n/a`.
+    /// RFC 3629 §10 hazards and other departures it shows, each with the
+    /// input and the answer that show it.
+    pub security_flags: Vec<Flag>,
+    /// `keeps`, `strips-leading`, `strips`, `other`, `no-answer` or `n/a`.
     pub bom: String,
+    /// The probes the BOM behaviour was read from.
+    #[serde(default)]
+    pub bom_evidence: Vec<Probe>,
+    /// Which rule a reused decoder object was held to: `fresh` (as a new
+    /// object) and, after a stream left unflushed, `continues-unflushed`
+    /// (the next input continues it, as streaming APIs document).
+    #[serde(default)]
+    pub reuse_rules: Vec<String>,
     /// How many inputs each stage checked.
     pub checked: Checked,
+    /// The vector cases whose cell in the matrix is neither `pass` nor
+    /// `n/a`, by `category/id` (so that reports of split jobs can be
+    /// merged into one matrix).
+    #[serde(default)]
+    pub vector_cells: BTreeMap<String, String>,
     /// Failures per level (all of them, not only those listed).
     pub failure_counts: BTreeMap<String, u64>,
     /// The shortest failing inputs, a bounded number per level.
     pub failures: Vec<FailureRecord>,
+    /// Inputs per level that got no answer (so the level could not be
+    /// judged on them).
+    #[serde(default)]
+    pub unanswered: BTreeMap<String, u64>,
+    /// Answers with fields the decoder does not claim (the first few), each
+    /// with its input: the decoder breaks its own claim.
+    #[serde(default)]
+    pub claim_violations: Vec<Probe>,
+    /// Crashes, hangs, protocol errors and panics, each narrowed to the
+    /// input that shows it.
+    #[serde(default)]
+    pub incidents: Vec<IncidentRecord>,
+    /// Requests not sent (a confirmed crashing input class, a spent time
+    /// budget, too many failures in a row).
+    #[serde(default)]
+    pub not_run: u64,
+    /// Why the decoder was stopped before the end, if it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// The last lines an external adapter wrote to stderr.
+    #[serde(default)]
+    pub stderr_tail: Vec<String>,
     /// Times an external adapter had to be restarted.
     pub restarts: u32,
     /// Wall time spent on this decoder.
     pub seconds: f64,
+}
+
+/// A probe and the decoder's answer to it, rendered.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Probe {
+    /// The input, hex.
+    pub input: String,
+    /// What the decoder answered (`valid, scalars [U+0041]`), or
+    /// `no answer: …`.
+    pub answer: String,
+}
+
+/// A flag and its evidence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flag {
+    /// The flag's name (`accepts-surrogates`).
+    pub flag: String,
+    /// The input that shows it, hex (a number `U+XXXX` for encoding flags).
+    pub input: String,
+    /// The answer that shows it.
+    pub answer: String,
+}
+
+/// A failure to answer, narrowed to its input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncidentRecord {
+    /// `crash`, `timeout`, `protocol-error` or `panic`.
+    pub kind: String,
+    /// The input that shows it, hex: minimised when `minimized` (every
+    /// input holding these bytes is expected to fail the same way).
+    pub input: String,
+    /// Whether `input` was minimised.
+    pub minimized: bool,
+    /// The input it was first seen on, hex.
+    pub first_seen: String,
+    /// What the failure said.
+    pub detail: String,
+    /// Requests that failed this way.
+    pub failures: u64,
+    /// Requests of the same class that were not sent.
+    pub not_run: u64,
+    /// Anything else worth saying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Report {
@@ -129,11 +216,15 @@ impl Report {
 }
 
 impl DecoderReport {
-    /// Failed levels the audit's exit status gates on.
+    /// Gated levels that did not pass: failed, or left incomplete.
     pub fn gated_failures(&self) -> Vec<&str> {
-        self.failed_levels()
-            .into_iter()
-            .filter(|l| self.gate.contains(l))
+        self.levels
+            .iter()
+            .filter(|(l, s)| {
+                self.gate.contains(l.as_str())
+                    && (s.as_str() == status::FAIL || s.as_str() == status::INCOMPLETE)
+            })
+            .map(|(l, _)| l.as_str())
             .collect()
     }
 
@@ -141,9 +232,16 @@ impl DecoderReport {
     pub fn failed_levels(&self) -> Vec<&str> {
         self.levels
             .iter()
-            .filter(|(_, s)| s.as_str() == "fail")
+            .filter(|(_, s)| s.as_str() == status::FAIL)
             .map(|(l, _)| l.as_str())
             .collect()
+    }
+
+    /// A level's status (`n/a` when the report has none for it).
+    pub fn status(&self, level: Level) -> &str {
+        self.levels
+            .get(&level.letter().to_string())
+            .map_or(status::NOT_APPLICABLE, String::as_str)
     }
 }
 
@@ -154,14 +252,27 @@ pub struct Checked {
     pub vectors: u64,
     /// Exhaustive inputs.
     pub exhaustive: u64,
+    /// Inputs with errors deep inside (past block edges, up to 64 KiB).
+    #[serde(default)]
+    pub deep: u64,
     /// Differential campaign inputs.
     pub differential: u64,
+    /// Streaming requests (every chunking of the vectors, the deep inputs
+    /// in chunks, the campaign's splits).
+    #[serde(default)]
+    pub streams: u64,
+    /// Sequences of inputs on one decoder object.
+    #[serde(default)]
+    pub reuse: u64,
+    /// The longest input sent, in bytes.
+    #[serde(default)]
+    pub longest_input: u64,
 }
 
 /// One failing input.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailureRecord {
-    /// The level letter (`V` also for a failure to answer at all).
+    /// The level letter.
     pub level: String,
     /// Where it was found: `vectors:<category>/<id>`, `exhaustive`,
     /// `differential`.
@@ -199,18 +310,22 @@ pub struct MatrixRow {
     pub input: String,
     /// The first case's note.
     pub note: String,
-    /// Per decoder: `pass`, `fail:<levels>` or `n/a`.
+    /// Per decoder: `pass`, `fail:<levels>`, `no-answer` or `n/a`.
     pub cells: Vec<String>,
 }
 
-/// One probe's evidence: what the decoder said, and what the winning policy
-/// (and maximal subpart, for contrast) predict.
+/// One policy probe's evidence: what the decoder said, and Unicode §3.9's
+/// answer for contrast.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     /// The probe, hex.
     pub input: String,
-    /// The decoder's lossy output.
-    pub got: Vec<u32>,
+    /// The decoder's lossy output; absent when it gave no answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub got: Option<Vec<u32>>,
+    /// Why there is no answer (a crash, a timeout…), when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_answer: Option<String>,
     /// Unicode §3.9's answer.
     pub maximal_subpart: Vec<u32>,
 }

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use utf8conform::outcome::Utf8Error;
-use utf8conform::{differential, generate, oracles, reference};
+use utf8conform::{decoders, differential, generate, reference};
 use utf8conform_codec as codec;
 
 fn std_strict(bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
@@ -46,7 +46,7 @@ proptest! {
         splits in proptest::collection::vec(0usize..300, 0..6),
     ) {
         let bytes = generate::from_entropy(&entropy);
-        let decoders = oracles::all_builtin();
+        let decoders = decoders::all_builtin();
         let found = differential::check(&decoders, &bytes);
         prop_assert!(found.is_empty(), "{}", found[0]);
         for d in &decoders {

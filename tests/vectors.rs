@@ -2,7 +2,7 @@
 //! decoder on every level it claims; malformed files are reported precisely.
 
 use std::path::Path;
-use utf8conform::oracles;
+use utf8conform::decoders;
 use utf8conform::vectors::{self, generate, run, VectorFile};
 
 fn dir() -> &'static Path {
@@ -32,7 +32,7 @@ fn every_builtin_decoder_passes_every_claimed_level() {
         .into_iter()
         .map(|(_, f)| f)
         .collect();
-    let result = run::run(&files, &oracles::all_builtin());
+    let result = run::run(&files, &decoders::all_builtin());
     let unexpected = result.unexpected();
     let first: Vec<String> = result
         .failures
@@ -46,7 +46,7 @@ fn every_builtin_decoder_passes_every_claimed_level() {
         first.join("\n")
     );
     // Every decoder ran on every category it can: nothing was skipped.
-    for d in oracles::BUILTIN_NAMES {
+    for d in decoders::BUILTIN_NAMES {
         let ran: usize = result
             .tallies
             .iter()
@@ -77,7 +77,7 @@ fn a_wrong_expectation_is_caught_by_the_runner() {
             }
         }
     }
-    let result = run::run(&files, &oracles::all_builtin());
+    let result = run::run(&files, &decoders::all_builtin());
     let failed: Vec<&str> = result.failures.iter().map(|f| f.decoder.as_str()).collect();
     for d in [
         "reference",
@@ -146,4 +146,20 @@ fn malformed_files_name_the_file_case_and_field() {
     assert!(e.to_string().contains("version 2 is not supported"), "{e}");
     let e = VectorFile::parse(path, "{ not json").unwrap_err();
     assert!(e.to_string().contains("line 1"), "{e}");
+}
+
+#[test]
+fn every_committed_file_is_bundled_as_it_is() {
+    let files = vectors::load_dir(dir()).expect("all files load");
+    assert_eq!(
+        files.len(),
+        vectors::BUNDLED.len(),
+        "a vector file is not in vectors::BUNDLED"
+    );
+    for (path, _) in &files {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let text = std::fs::read_to_string(path).unwrap();
+        let bundled = vectors::BUNDLED.iter().find(|(n, _)| *n == name);
+        assert_eq!(bundled.map(|(_, t)| *t), Some(text.as_str()), "{name}");
+    }
 }

@@ -4,6 +4,8 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use utf8conform::level::Level;
 
 /// One `[[adapter]]` table.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -56,10 +58,10 @@ pub fn load(path: &Path) -> Result<Vec<AdapterConfig>, String> {
         if let Some(bad) = a
             .gate
             .as_deref()
-            .and_then(|g| g.chars().find(|c| !"VPSRCE".contains(*c)))
+            .and_then(|g| g.chars().find(|&c| Level::from_letter(c).is_none()))
         {
             return Err(format!(
-                "{}: adapter {:?}: gate level {bad:?} is not one of V P S R C E",
+                "{}: adapter {:?}: gate level {bad:?} is not one of V P S R C U E",
                 path.display(),
                 a.name
             ));
@@ -82,25 +84,57 @@ pub fn on_path(program: &str) -> bool {
 }
 
 /// Makes the adapter ready to start: checks the commands it needs, runs its
-/// build, checks the files the build should have made. `Err` is the one-line
-/// reason it is skipped.
-pub fn prepare(adapter: &AdapterConfig, root: &Path) -> Result<(), String> {
+/// build (for at most `build_timeout`, then its whole process group is
+/// killed), checks the files the build should have made. `Err` is the
+/// one-line reason it is skipped.
+pub fn prepare(
+    adapter: &AdapterConfig,
+    root: &Path,
+    build_timeout: Duration,
+) -> Result<(), String> {
     let (files, commands): (Vec<&String>, Vec<&String>) =
         adapter.requires.iter().partition(|r| r.contains('/'));
     if let Some(missing) = commands.iter().find(|c| !on_path(c)) {
         return Err(format!("`{missing}` is not installed"));
     }
     if let Some((program, args)) = adapter.build.split_first() {
-        let out = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .current_dir(root)
             .stdin(Stdio::null())
-            .output()
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
+            .spawn()
             .map_err(|e| format!("cannot run its build ({program}): {e}"))?;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
+        // Read stderr on the side, so a chatty build cannot fill the pipe.
+        let mut stderr = child.stderr.take().expect("stderr was piped");
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stderr, &mut text);
+            text
+        });
+        let deadline = Instant::now() + build_timeout;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(|e| format!("its build: {e}"))? {
+                break status;
+            }
+            if Instant::now() > deadline {
+                utf8conform::decoders::process::kill_process_group(&mut child);
+                return Err(format!(
+                    "its build did not finish within {} s (killed)",
+                    build_timeout.as_secs_f64()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let stderr = String::from_utf8_lossy(&reader.join().unwrap_or_default()).to_string();
+        if !status.success() {
             let last = stderr.lines().last().unwrap_or("").trim();
-            return Err(format!("its build failed ({}): {last}", out.status));
+            return Err(format!("its build failed ({status}): {last}"));
         }
     }
     if let Some(missing) = files.iter().find(|f| !root.join(f).exists()) {
@@ -177,7 +211,7 @@ mod tests {
             expected_conformant: false,
             gate: None,
         };
-        let e = prepare(&a, Path::new(".")).unwrap_err();
+        let e = prepare(&a, Path::new("."), Duration::from_secs(60)).unwrap_err();
         assert!(e.contains("definitely-not-a-command-u8c"), "{e}");
     }
 }

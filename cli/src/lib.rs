@@ -7,7 +7,11 @@
 //! * [`render`] — the audit report as Markdown, HTML and JUnit XML;
 //! * [`adapters`] — `adapters/adapters.toml`, the list of third-party
 //!   decoders the audit runs over the JSON-lines protocol;
-//! * [`progress`] — progress bars for long runs;
+//! * [`progress`] — progress for long runs (a bar, or lines in CI logs);
+//! * [`reports`] — reports written whole or not at all, compared with a
+//!   baseline, merged from several jobs;
+//! * [`select`] — which decoders a command runs: built-in names, adapter
+//!   names, or a `--cmd`;
 //! * [`schema`] — JSON Schema validation of vector files.
 
 #![warn(missing_docs)]
@@ -15,4 +19,6 @@
 pub mod adapters;
 pub mod progress;
 pub mod render;
+pub mod reports;
 pub mod schema;
+pub mod select;

@@ -8,6 +8,12 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
     let args = commands::Cli::parse();
+    // A pinned kernel the codec cannot run would fall back quietly: a run
+    // that believes it tested a kernel it never ran proves nothing.
+    if let Err(e) = utf8conform_codec::requested_kernel() {
+        eprintln!("utf8conform: error: {}: {e}", utf8conform_codec::KERNEL_VAR);
+        return ExitCode::from(2);
+    }
     match commands::run(args) {
         Ok(code) => code,
         Err(e) => {

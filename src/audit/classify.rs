@@ -12,11 +12,12 @@
 //! first (from `41 80 42`), so a decoder that substitutes `?` is still
 //! classified by where it substitutes.
 
+use crate::decoder::{Reply, Request};
+use crate::differential::{show_error_len, show_scalars};
 use crate::hex;
-use crate::oracles::Decoder;
-use crate::outcome::{Answer, Capability, EncodeAnswer};
+use crate::outcome::{Answer, Capabilities, Capability, EncodeAnswer, Failure};
 use crate::reference::{self, Sequence};
-use crate::report::Evidence;
+use crate::report::{Evidence, Flag, Probe};
 
 /// A replacement policy (how ill-formed input turns into output).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +37,10 @@ pub enum Policy {
     PassThrough,
     /// None of the above.
     Other,
+    /// The answered probes fit more than one policy (some went unanswered).
+    Undetermined,
+    /// No probe was answered.
+    NoAnswer,
     /// The decoder has no lossy mode.
     NotApplicable,
 }
@@ -51,6 +56,8 @@ impl Policy {
             Policy::Drop => "drop",
             Policy::PassThrough => "pass-through",
             Policy::Other => "other",
+            Policy::Undetermined => "undetermined",
+            Policy::NoAnswer => "no-answer",
             Policy::NotApplicable => "n/a",
         }
     }
@@ -170,45 +177,68 @@ pub struct PolicyFinding {
     pub evidence: Vec<Evidence>,
 }
 
+/// A decoder's lossy answer to a probe: its output, `Ok(None)` when it has
+/// no lossy mode, `Err` (why) when it gave no answer.
+pub type LossyAnswer = Result<Option<Vec<u32>>, String>;
+
 /// Infers a decoder's policy from its lossy answers to [`POLICY_PROBES`]
-/// (and to `41 80 42`, first, to learn its replacement character). `lossy`
-/// is the decoder's lossy answer for an input, or `None` if it gave none.
-pub fn infer_policy(lossy: impl Fn(&[u8]) -> Option<Vec<u32>>) -> PolicyFinding {
-    let not_applicable = PolicyFinding {
-        policy: Policy::NotApplicable,
-        replacement: None,
-        evidence: Vec::new(),
-    };
-    let Some(sample) = lossy(b"\x41\x80\x42") else {
-        return not_applicable;
-    };
-    let r = match sample.as_slice() {
-        [0x41, r, 0x42] => *r,
-        _ => 0xFFFD,
+/// (and to `41 80 42`, first, to learn its replacement character). A probe
+/// that got no answer is evidence of nothing: the policy is inferred from
+/// the answered probes, and is `undetermined` when they do not single one
+/// out, `no-answer` when none was answered.
+pub fn infer_policy(lossy: impl Fn(&[u8]) -> LossyAnswer) -> PolicyFinding {
+    let r = match lossy(b"\x41\x80\x42") {
+        Ok(None) => {
+            return PolicyFinding {
+                policy: Policy::NotApplicable,
+                replacement: None,
+                evidence: Vec::new(),
+            }
+        }
+        Ok(Some(sample)) => match sample.as_slice() {
+            [0x41, r, 0x42] => *r,
+            _ => 0xFFFD,
+        },
+        Err(_) => 0xFFFD,
     };
     let mut evidence = Vec::new();
     let mut answers = Vec::new();
     for probe in POLICY_PROBES {
-        let got = lossy(probe).unwrap_or_default();
+        let answer = lossy(probe);
         evidence.push(Evidence {
             input: hex::encode(probe),
-            got: got.clone(),
+            got: answer.clone().ok().flatten(),
+            no_answer: answer.as_ref().err().cloned(),
             maximal_subpart: predict(Policy::MaximalSubpart, probe, 0xFFFD),
         });
-        answers.push((probe, got));
+        if let Ok(Some(got)) = answer {
+            answers.push((probe, got));
+        }
     }
-    let policy = Policy::CANDIDATES
+    let matching: Vec<Policy> = Policy::CANDIDATES
         .into_iter()
-        .find(|&p| {
+        .filter(|&p| {
             answers
                 .iter()
                 .all(|(probe, got)| predict(p, probe, r) == *got)
         })
-        .unwrap_or(Policy::Other);
+        .collect();
+    let complete = answers.len() == POLICY_PROBES.len();
+    let policy = match matching.as_slice() {
+        _ if answers.is_empty() => Policy::NoAnswer,
+        [] => Policy::Other,
+        [one] => *one,
+        [first, ..] if complete => *first,
+        _ => Policy::Undetermined,
+    };
     PolicyFinding {
         policy,
-        replacement: (r != 0xFFFD && !matches!(policy, Policy::Drop | Policy::PassThrough))
-            .then_some(r),
+        replacement: (r != 0xFFFD
+            && !matches!(
+                policy,
+                Policy::Drop | Policy::PassThrough | Policy::NoAnswer | Policy::Undetermined
+            ))
+        .then_some(r),
         evidence,
     }
 }
@@ -222,6 +252,8 @@ pub const FLAG_NAMES: &[(&str, &str)] = &[
     ("joins-cesu8-pairs", "decodes the CESU-8 pair ED A1 8C ED BE B4 as U+233B4 (RFC §3)"),
     ("accepts-above-10ffff", "decodes F4 90 80 80 (U+110000) or other 4-byte forms above U+10FFFF"),
     ("accepts-5-6-byte-forms", "decodes RFC 2279's 5- or 6-byte sequences"),
+    ("swallows-next-byte", "a truncated sequence takes the byte after it along (E2 82 41 loses the A): it can eat a delimiter such as \" or < (RFC §10)"),
+    ("passes-through-lone-continuation", "a lone continuation byte at the start of the input comes out as a character"),
     ("drops-ill-formed", "silently removes ill-formed bytes"),
     ("passes-through-ill-formed", "passes ill-formed bytes through as code points"),
     ("rejects-noncharacters", "treats noncharacters (U+FFFE, U+FDD0, U+10FFFF …) as errors"),
@@ -231,109 +263,231 @@ pub const FLAG_NAMES: &[(&str, &str)] = &[
     ("encodes-wrong-bytes", "encodes a scalar value to bytes other than RFC 3629 §3's"),
 ];
 
-/// Whether the decoder turned `input` into a character: it said the input
-/// is valid, or its scalars or lossy output contain a value `bad` accepts.
-fn decodes(answer: &Option<Answer>, bad: impl Fn(u32) -> bool) -> bool {
-    let Some(a) = answer else { return false };
-    a.valid == Some(true)
-        || a.scalars.iter().flatten().any(|&c| bad(c))
-        || a.lossy.iter().flatten().any(|&c| bad(c))
+/// Every input the flags and the BOM are read from.
+pub const FLAG_PROBES: &[&[u8]] = &[
+    b"\xC0\x80",
+    b"\x2F\xC0\xAE\x2E\x2F",
+    b"\xE0\x80\xAF",
+    b"\xF0\x80\x80\xAF",
+    b"\xC1\xBF",
+    b"\xED\xA0\x80",
+    b"\xED\xBF\xBF",
+    b"\xED\xA1\x8C\xED\xBE\xB4",
+    b"\xF4\x90\x80\x80",
+    b"\xF5\x80\x80\x80",
+    b"\xF7\xBF\xBF\xBF",
+    b"\xF8\x88\x80\x80\x80",
+    b"\xFC\x84\x80\x80\x80\x80",
+    b"\xFD\xBF\xBF\xBF\xBF\xBF",
+    b"\xE2\x82\x41",
+    b"\xE2\x82\x22",
+    b"\xE2\x82\x3C",
+    b"\xF0\x9F\x41",
+    b"\xC3\x41",
+    b"\x80\x41",
+    b"\xBF\x41",
+    b"\x41\x80\x42",
+    b"\xEF\xBF\xBE",
+    b"\xEF\xB7\x90",
+    b"\xEF\xBF\xBF",
+    b"\xF4\x8F\xBF\xBF",
+    b"\xEF\xBB\xBF\x41",
+    b"\x41\xEF\xBB\xBF\x42",
+];
+
+/// The numbers the encoding flags are read from.
+pub const ENCODE_PROBES: &[u32] = &[
+    0xD800,
+    0xDFFF,
+    0x11_0000,
+    0x7FFF_FFFF,
+    0x0,
+    0x7F,
+    0x80,
+    0x7FF,
+    0x800,
+    0xFFFF,
+    0x10000,
+    0x10FFFF,
+];
+
+/// An answer in a line: what a flag's evidence shows.
+pub fn show_answer(a: &Answer) -> String {
+    let mut parts = Vec::new();
+    if let Some(v) = a.valid {
+        parts.push(format!("valid {v}"));
+    }
+    if let Some(s) = &a.scalars {
+        parts.push(format!("scalars {}", show_scalars(s)));
+    }
+    if let Some(at) = a.valid_up_to {
+        parts.push(format!("valid_up_to {at}"));
+    }
+    if let Some(len) = &a.error_len {
+        parts.push(format!("error_len {}", show_error_len(len)));
+    }
+    if let Some(l) = &a.lossy {
+        parts.push(format!("lossy {}", show_scalars(l)));
+    }
+    if parts.is_empty() {
+        "(an answer with no field)".into()
+    } else {
+        parts.join(", ")
+    }
 }
 
-/// The decoder's answer to one probe (`None` on failure or no capability).
-fn ask(decoder: &dyn Decoder, input: &[u8]) -> Option<Answer> {
-    decoder.decode(input).ok()
+/// Every code point an answer holds.
+fn text(a: &Answer) -> impl Iterator<Item = u32> + '_ {
+    a.scalars
+        .iter()
+        .flatten()
+        .chain(a.lossy.iter().flatten())
+        .copied()
 }
 
-/// The security flags for `decoder`, given its inferred policy.
-pub fn security_flags(decoder: &dyn Decoder, policy: Policy) -> Vec<String> {
+/// The decoder's answers to the probes, by input; and to the encode
+/// probes, by number.
+pub struct Answers<'a> {
+    /// Decode probes.
+    pub decoded: &'a dyn Fn(&[u8]) -> Option<&'a Answer>,
+    /// Encode probes (only asked of encoders).
+    pub encoded: &'a dyn Fn(u32) -> Option<&'a EncodeAnswer>,
+}
+
+/// The flags the answers show, each with its evidence. A flag is raised
+/// only on an answer that shows it: an accepting verdict or a decoded
+/// value for what it names. An unanswered probe raises nothing.
+pub fn security_flags(answers: &Answers, policy: Policy, encodes: bool) -> Vec<Flag> {
     let mut flags = Vec::new();
-    let mut flag = |name: &str, on: bool| {
-        if on {
-            flags.push(name.to_string());
-        }
+    // The flag, with the first probe of `inputs` whose answer shows it.
+    let evidence = |name: &str, inputs: &[&[u8]], shows: &dyn Fn(&Answer) -> bool| {
+        inputs.iter().find_map(|input| {
+            (answers.decoded)(input).filter(|a| shows(a)).map(|a| Flag {
+                flag: name.into(),
+                input: hex::encode(input),
+                answer: show_answer(a),
+            })
+        })
     };
-    flag(
+    let check = evidence;
+    let accepts_or_holds =
+        |bad: fn(u32) -> bool| move |a: &Answer| a.valid == Some(true) || text(a).any(bad);
+    flags.extend(check(
         "accepts-overlong-nul",
-        decodes(&ask(decoder, b"\xC0\x80"), |c| c == 0),
-    );
-    flag(
+        &[b"\xC0\x80"],
+        &accepts_or_holds(|c| c == 0),
+    ));
+    flags.extend(check(
         "accepts-overlong-slash",
-        ask(decoder, b"\x2F\xC0\xAE\x2E\x2F").is_some_and(|a| {
+        &[b"\x2F\xC0\xAE\x2E\x2F"],
+        &|a| {
             a.valid == Some(true)
                 || a.lossy.as_deref() == Some(&[0x2F, 0x2E, 0x2E, 0x2F])
                 || a.scalars.as_deref() == Some(&[0x2F, 0x2E, 0x2E, 0x2F])
-        }),
-    );
-    let overlongs: [&[u8]; 3] = [b"\xE0\x80\xAF", b"\xF0\x80\x80\xAF", b"\xC1\xBF"];
-    flag(
+        },
+    ));
+    flags.extend(check(
         "accepts-overlongs",
-        overlongs
-            .iter()
-            .any(|o| decodes(&ask(decoder, o), |c| c == 0x2F || c == 0x7F)),
-    );
-    flag(
+        &[b"\xE0\x80\xAF", b"\xF0\x80\x80\xAF", b"\xC1\xBF"],
+        &accepts_or_holds(|c| c == 0x2F || c == 0x7F),
+    ));
+    flags.extend(check(
         "accepts-surrogates",
-        [&b"\xED\xA0\x80"[..], b"\xED\xBF\xBF"]
-            .iter()
-            .any(|s| decodes(&ask(decoder, s), |c| (0xD800..=0xDFFF).contains(&c))),
-    );
-    flag(
+        &[b"\xED\xA0\x80", b"\xED\xBF\xBF"],
+        &accepts_or_holds(|c| (0xD800..=0xDFFF).contains(&c)),
+    ));
+    flags.extend(check(
         "joins-cesu8-pairs",
-        decodes(&ask(decoder, b"\xED\xA1\x8C\xED\xBE\xB4"), |c| c == 0x233B4),
-    );
-    flag(
+        &[b"\xED\xA1\x8C\xED\xBE\xB4"],
+        &|a| text(a).any(|c| c == 0x233B4),
+    ));
+    flags.extend(check(
         "accepts-above-10ffff",
-        [
-            &b"\xF4\x90\x80\x80"[..],
+        &[
+            b"\xF4\x90\x80\x80",
             b"\xF5\x80\x80\x80",
             b"\xF7\xBF\xBF\xBF",
-        ]
-        .iter()
-        .any(|s| decodes(&ask(decoder, s), |c| c > 0x10FFFF)),
-    );
-    flag(
+        ],
+        &accepts_or_holds(|c| c > 0x10FFFF),
+    ));
+    flags.extend(check(
         "accepts-5-6-byte-forms",
-        [
-            &b"\xF8\x88\x80\x80\x80"[..],
+        &[
+            b"\xF8\x88\x80\x80\x80",
             b"\xFC\x84\x80\x80\x80\x80",
             b"\xFD\xBF\xBF\xBF\xBF\xBF",
-        ]
-        .iter()
-        .any(|s| decodes(&ask(decoder, s), |c| c >= 0x20_0000)),
-    );
-    // Judged directly on a lone continuation byte, not through the policy: a
-    // decoder can drop bad bytes and still follow no single policy.
-    let lone = ask(decoder, b"\x41\x80\x42").and_then(|a| a.lossy);
-    flag(
-        "drops-ill-formed",
-        policy == Policy::Drop || lone.as_deref() == Some(&[0x41, 0x42]),
-    );
-    flag(
-        "passes-through-ill-formed",
-        policy == Policy::PassThrough
-            || matches!(lone.as_deref(), Some([0x41, 0x80 | 0xDC80, 0x42])),
-    );
-    let nonchars: [(&[u8], u32); 4] = [
-        (b"\xEF\xBF\xBE", 0xFFFE),
-        (b"\xEF\xB7\x90", 0xFDD0),
-        (b"\xEF\xBF\xBF", 0xFFFF),
-        (b"\xF4\x8F\xBF\xBF", 0x10FFFF),
+        ],
+        &accepts_or_holds(|c| c >= 0x20_0000),
+    ));
+    // A truncated sequence then an ASCII byte: the maximal subpart ends
+    // before the ASCII byte, which must come out (or, strictly, not be
+    // counted in error_len).
+    let swallow_probes: [(&[u8], u32, u8); 5] = [
+        (b"\xE2\x82\x41", 0x41, 2),
+        (b"\xE2\x82\x22", 0x22, 2),
+        (b"\xE2\x82\x3C", 0x3C, 2),
+        (b"\xF0\x9F\x41", 0x41, 2),
+        (b"\xC3\x41", 0x41, 1),
     ];
-    flag(
+    for (input, ascii, subpart) in swallow_probes {
+        if let Some(a) = (answers.decoded)(input) {
+            let lost = a.lossy.as_ref().is_some_and(|l| !l.contains(&ascii));
+            let too_long =
+                a.valid == Some(false) && matches!(a.error_len, Some(Some(n)) if n > subpart);
+            if lost || too_long {
+                flags.push(Flag {
+                    flag: "swallows-next-byte".into(),
+                    input: hex::encode(input),
+                    answer: show_answer(a),
+                });
+                break;
+            }
+        }
+    }
+    flags.extend(check(
+        "passes-through-lone-continuation",
+        &[b"\x80\x41", b"\xBF\x41"],
+        &|a| {
+            text(a)
+                .next()
+                .is_some_and(|c| matches!(c, 0x80 | 0xBF | 0xDC80 | 0xDCBF))
+        },
+    ));
+    let sample = (answers.decoded)(b"\x41\x80\x42");
+    let lone = sample.and_then(|a| a.lossy.clone());
+    if policy == Policy::Drop || lone.as_deref() == Some(&[0x41, 0x42]) {
+        if let Some(a) = sample.filter(|_| lone.as_deref() == Some(&[0x41, 0x42])) {
+            flags.push(Flag {
+                flag: "drops-ill-formed".into(),
+                input: "418042".into(),
+                answer: show_answer(a),
+            });
+        }
+    }
+    if let Some(a) = sample.filter(|_| matches!(lone.as_deref(), Some([0x41, 0x80 | 0xDC80, 0x42])))
+    {
+        flags.push(Flag {
+            flag: "passes-through-ill-formed".into(),
+            input: "418042".into(),
+            answer: show_answer(a),
+        });
+    }
+    // Rejected: said invalid, or replaced (the probes are one noncharacter
+    // each, so a U+FFFD in the output replaced it). A wrong value is an
+    // arithmetic bug (level V), not a rejection.
+    flags.extend(check(
         "rejects-noncharacters",
-        nonchars.iter().any(|(bytes, c)| {
-            ask(decoder, bytes).is_some_and(|a| {
-                a.valid == Some(false) || a.lossy.as_ref().is_some_and(|l| !l.contains(c))
-            })
-        }),
-    );
-    if decoder.capabilities().has(Capability::Encode) {
-        // What it produced for a value it should refuse: its RFC 2279-style
-        // encoding (a hazard: a decoder as lax will read it back), or some
-        // other replacement bytes.
-        let produced = |v: u32| match decoder.encode(v) {
-            Ok(EncodeAnswer::Bytes(b)) => Some(b),
+        &[
+            b"\xEF\xBF\xBE",
+            b"\xEF\xB7\x90",
+            b"\xEF\xBF\xBF",
+            b"\xF4\x8F\xBF\xBF",
+        ],
+        &|a| a.valid == Some(false) || a.lossy.as_ref().is_some_and(|l| l.contains(&0xFFFD)),
+    ));
+    if encodes {
+        let produced = |v: u32| match (answers.encoded)(v) {
+            Some(EncodeAnswer::Bytes(b)) => Some(b.clone()),
             _ => None,
         };
         let generalized = |v: u32| {
@@ -345,55 +499,140 @@ pub fn security_flags(decoder: &dyn Decoder, policy: Policy) -> Vec<String> {
             };
             crate::generate::encode_any(v, len)
         };
-        let unencodable = [0xD800u32, 0xDFFF, 0x11_0000, 0x7FFF_FFFF];
-        let surrogate_form = |v: u32| produced(v).is_some_and(|b| b == generalized(v));
-        flag(
-            "encodes-surrogates",
-            surrogate_form(0xD800) || surrogate_form(0xDFFF),
-        );
-        flag(
-            "encodes-above-10ffff",
-            surrogate_form(0x11_0000) || surrogate_form(0x7FFF_FFFF),
-        );
-        flag(
-            "replaces-unencodable",
-            unencodable
+        let mut encode_flag = |name: &str, values: &[u32], shows: &dyn Fn(u32, &[u8]) -> bool| {
+            if let Some((v, b)) = values
                 .iter()
-                .any(|&v| produced(v).is_some_and(|b| b != generalized(v))),
+                .find_map(|&v| produced(v).filter(|b| shows(v, b)).map(|b| (v, b)))
+            {
+                flags.push(Flag {
+                    flag: name.into(),
+                    input: format!("U+{v:04X}"),
+                    answer: format!("bytes {}", hex::encode(&b)),
+                });
+            }
+        };
+        encode_flag("encodes-surrogates", &[0xD800, 0xDFFF], &|v, b| {
+            b == generalized(v)
+        });
+        encode_flag(
+            "encodes-above-10ffff",
+            &[0x11_0000, 0x7FFF_FFFF],
+            &|v, b| b == generalized(v),
         );
-        flag(
+        encode_flag(
+            "replaces-unencodable",
+            &[0xD800, 0xDFFF, 0x11_0000, 0x7FFF_FFFF],
+            &|v, b| b != generalized(v),
+        );
+        encode_flag(
             "encodes-wrong-bytes",
-            [0x0, 0x7F, 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000, 0x10FFFF].iter().any(|&v| {
-                matches!(decoder.encode(v), Ok(EncodeAnswer::Bytes(b)) if reference::encode(v).as_ref() != Ok(&b))
-            }),
+            &[0x0, 0x7F, 0x80, 0x7FF, 0x800, 0xFFFF, 0x10000, 0x10FFFF],
+            &|v, b| reference::encode(v).as_deref() != Ok(b),
         );
     }
     flags
 }
 
-/// What the decoder does with U+FEFF (RFC 3629 §6: a character, to be
-/// kept): `keeps`, `strips-leading` (only at the start), `strips`, or
-/// `n/a` (it returns no text).
-pub fn bom_behaviour(decoder: &dyn Decoder) -> &'static str {
-    let text = |input: &[u8]| ask(decoder, input).and_then(|a| a.scalars.or(a.lossy));
-    let (Some(start), Some(middle)) = (text(b"\xEF\xBB\xBF\x41"), text(b"\x41\xEF\xBB\xBF\x42"))
-    else {
-        return "n/a";
-    };
-    match (start.first() == Some(&0xFEFF), middle.contains(&0xFEFF)) {
-        (true, true) => "keeps",
-        (false, true) => "strips-leading",
-        (false, false) => "strips",
-        (true, false) => "other",
+/// Everything the classification found, with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classification {
+    /// The replacement policy.
+    pub policy: PolicyFinding,
+    /// The flags raised.
+    pub flags: Vec<Flag>,
+    /// The BOM behaviour.
+    pub bom: &'static str,
+    /// The BOM probes and answers.
+    pub bom_evidence: Vec<Probe>,
+}
+
+/// Classifies a decoder claiming `caps` from its answers to every probe,
+/// asked in one batch through `ask` (which answers each request in order,
+/// as [`Decoder::ask`](crate::decoder::Decoder::ask) does).
+pub fn classify(
+    caps: Capabilities,
+    ask: impl FnOnce(&[Request]) -> Vec<Result<Reply, Failure>>,
+) -> Classification {
+    let mut probes: Vec<Request> = POLICY_PROBES
+        .iter()
+        .chain(FLAG_PROBES)
+        .map(|p| Request::Decode(p.to_vec()))
+        .collect();
+    if caps.has(Capability::Encode) {
+        probes.extend(ENCODE_PROBES.iter().map(|&v| Request::Encode(v)));
     }
+    let replies = ask(&probes);
+    let mut decoded: Vec<(Vec<u8>, Result<Answer, String>)> = Vec::new();
+    let mut encoded: Vec<(u32, EncodeAnswer)> = Vec::new();
+    for (request, reply) in probes.iter().zip(replies) {
+        match (request, reply) {
+            (Request::Decode(b), Ok(Reply::Decoded(a))) => decoded.push((b.clone(), Ok(a))),
+            (Request::Decode(b), Err(f)) => decoded.push((b.clone(), Err(f.to_string()))),
+            (Request::Encode(v), Ok(Reply::Encoded(a))) => encoded.push((*v, a)),
+            _ => {}
+        }
+    }
+    let answer_of = |input: &[u8]| decoded.iter().find(|(b, _)| b == input).map(|(_, a)| a);
+    let policy = infer_policy(|input| match answer_of(input) {
+        _ if !caps.has(Capability::Lossy) => Ok(None),
+        Some(Ok(a)) => Ok(a.lossy.clone()),
+        Some(Err(why)) => Err(why.clone()),
+        None => Err("not asked".into()),
+    });
+    let decoded_ok = |input: &[u8]| answer_of(input).and_then(|a| a.as_ref().ok());
+    let encoded_of = |v: u32| encoded.iter().find(|(e, _)| *e == v).map(|(_, a)| a);
+    let answers = Answers {
+        decoded: &decoded_ok,
+        encoded: &encoded_of,
+    };
+    let flags = security_flags(&answers, policy.policy, caps.has(Capability::Encode));
+    let (bom, bom_evidence) = bom_behaviour(&answers);
+    Classification {
+        policy,
+        flags,
+        bom,
+        bom_evidence,
+    }
+}
+
+/// What the decoder does with U+FEFF (RFC 3629 §6: a character, to be
+/// kept): `keeps`, `strips-leading` (only at the start), `strips`,
+/// `other`, `no-answer` (a probe got none) or `n/a` (it returns no text);
+/// and the probes it was read from.
+pub fn bom_behaviour(answers: &Answers) -> (&'static str, Vec<Probe>) {
+    let probes: [&[u8]; 2] = [b"\xEF\xBB\xBF\x41", b"\x41\xEF\xBB\xBF\x42"];
+    let evidence = probes
+        .iter()
+        .map(|p| Probe {
+            input: hex::encode(p),
+            answer: (answers.decoded)(p).map_or("no answer".into(), show_answer),
+        })
+        .collect();
+    let text_of = |input: &[u8]| {
+        (answers.decoded)(input).map(|a| a.scalars.clone().or_else(|| a.lossy.clone()))
+    };
+    let behaviour = match (text_of(probes[0]), text_of(probes[1])) {
+        (None, _) | (_, None) => "no-answer",
+        (Some(Some(start)), Some(Some(middle))) => {
+            match (start.first() == Some(&0xFEFF), middle.contains(&0xFEFF)) {
+                (true, true) => "keeps",
+                (false, true) => "strips-leading",
+                (false, false) => "strips",
+                (true, false) => "other",
+            }
+        }
+        _ => "n/a",
+    };
+    (behaviour, evidence)
 }
 
 #[cfg(test)]
 mod tests {
     //! Each prediction is checked against outputs written by hand from the
     //! policy's definition; then every policy is recovered from a decoder
-    //! that implements it.
+    //! that implements it, and each flag from a decoder with that one bug.
     use super::*;
+    use crate::decoder::Decoder;
 
     const F: u32 = 0xFFFD;
 
@@ -438,36 +677,153 @@ mod tests {
     #[test]
     fn a_decoder_following_a_policy_is_classified_as_that_policy() {
         for policy in Policy::CANDIDATES {
-            let found = infer_policy(|input| Some(predict(policy, input, F)));
+            let found = infer_policy(|input| Ok(Some(predict(policy, input, F))));
             assert_eq!(found.policy, policy);
             assert_eq!(found.replacement, None);
         }
         // Maximal subparts replaced by '?' are still maximal subparts.
-        let found = infer_policy(|input| Some(predict(Policy::MaximalSubpart, input, 0x3F)));
+        let found = infer_policy(|input| Ok(Some(predict(Policy::MaximalSubpart, input, 0x3F))));
         assert_eq!(
             (found.policy, found.replacement),
             (Policy::MaximalSubpart, Some(0x3F))
         );
         // Something else entirely.
-        let found = infer_policy(|input| Some(vec![input.len() as u32]));
+        let found = infer_policy(|input| Ok(Some(vec![input.len() as u32])));
         assert_eq!(found.policy, Policy::Other);
-        assert_eq!(infer_policy(|_| None).policy, Policy::NotApplicable);
+        assert_eq!(infer_policy(|_| Ok(None)).policy, Policy::NotApplicable);
+    }
+
+    #[test]
+    fn a_probe_without_an_answer_is_no_evidence() {
+        // A maximal-subpart decoder that times out on one probe: still
+        // classified from the others, never as "other", and the evidence
+        // says which probe went unanswered.
+        let timeout = POLICY_PROBES[3];
+        let found = infer_policy(|input| {
+            if input == timeout {
+                Err("timeout: no answer within 5 s".into())
+            } else {
+                Ok(Some(predict(Policy::MaximalSubpart, input, F)))
+            }
+        });
+        assert_ne!(found.policy, Policy::Other);
+        let e = found
+            .evidence
+            .iter()
+            .find(|e| e.input == hex::encode(timeout))
+            .unwrap();
+        assert_eq!((e.got.as_ref(), e.no_answer.is_some()), (None, true));
+        assert_eq!(
+            infer_policy(|_| Err("crash".into())).policy,
+            Policy::NoAnswer
+        );
+    }
+
+    /// The flags of a decoder given as a function from input to answer.
+    fn flags_of(decode: impl Fn(&[u8]) -> Option<Answer>) -> Vec<String> {
+        let answers: Vec<(&[u8], Answer)> = FLAG_PROBES
+            .iter()
+            .filter_map(|p| decode(p).map(|a| (*p, a)))
+            .collect();
+        let decoded = |input: &[u8]| answers.iter().find(|(p, _)| *p == input).map(|(_, a)| a);
+        let encoded = |_: u32| None;
+        let flags = security_flags(
+            &Answers {
+                decoded: &decoded,
+                encoded: &encoded,
+            },
+            Policy::MaximalSubpart,
+            false,
+        );
+        assert!(flags
+            .iter()
+            .all(|f| !f.input.is_empty() && !f.answer.is_empty()));
+        flags.into_iter().map(|f| f.flag).collect()
+    }
+
+    fn std_answer(input: &[u8]) -> Answer {
+        crate::decoders::StdDecoder.decode(input).unwrap()
+    }
+
+    #[test]
+    fn a_flag_needs_an_answer_that_shows_it() {
+        // Accepting lone surrogates (as two code points) is not joining
+        // a CESU-8 pair.
+        let lone = |input: &[u8]| {
+            let mut a = std_answer(input);
+            if input.starts_with(b"\xED") {
+                a = Answer {
+                    valid: Some(true),
+                    scalars: Some(vec![0xD800, 0xDC00]),
+                    ..Answer::default()
+                };
+            }
+            Some(a)
+        };
+        let flags = flags_of(lone);
+        assert!(flags.contains(&"accepts-surrogates".into()), "{flags:?}");
+        assert!(!flags.contains(&"joins-cesu8-pairs".into()), "{flags:?}");
+        // Decoding U+FFFF to a wrong value is not rejecting it.
+        let arithmetic = |input: &[u8]| {
+            let mut a = std_answer(input);
+            if input == b"\xEF\xBF\xBF" {
+                a.scalars = Some(vec![0xFFFE]);
+                a.lossy = Some(vec![0xFFFE]);
+            }
+            Some(a)
+        };
+        assert!(!flags_of(arithmetic).contains(&"rejects-noncharacters".into()));
+        // A probe that crashed raises nothing.
+        assert!(
+            flags_of(|input: &[u8]| (input != b"\xC0\x80").then(|| std_answer(input))).is_empty()
+        );
+        assert!(flags_of(|input: &[u8]| Some(std_answer(input))).is_empty());
+    }
+
+    #[test]
+    fn swallowing_the_next_byte_and_passing_a_lone_continuation_are_named() {
+        let swallow = |input: &[u8]| {
+            let mut a = std_answer(input);
+            if input == b"\xE2\x82\x41" {
+                a.lossy = Some(vec![F]);
+            }
+            Some(a)
+        };
+        assert_eq!(flags_of(swallow), ["swallows-next-byte"]);
+        let latin1 = |input: &[u8]| {
+            let mut a = std_answer(input);
+            if input[0] == 0x80 {
+                a.lossy = Some(input.iter().map(|&b| u32::from(b)).collect());
+            }
+            Some(a)
+        };
+        assert_eq!(flags_of(latin1), ["passes-through-lone-continuation"]);
     }
 
     #[test]
     fn the_builtin_decoders_follow_maximal_subparts_and_raise_no_flag() {
-        for d in crate::oracles::all_builtin() {
+        for d in crate::decoders::all_builtin() {
             if !d.capabilities().has(Capability::Lossy) {
                 continue;
             }
-            let found = infer_policy(|i| d.decode(i).ok().and_then(|a| a.lossy));
+            let found = infer_policy(|i| Ok(d.decode(i).ok().and_then(|a| a.lossy)));
             assert_eq!(found.policy, Policy::MaximalSubpart, "{}", d.name());
+            let answers: Vec<(&[u8], Answer)> = FLAG_PROBES
+                .iter()
+                .map(|p| (*p, d.decode(p).unwrap()))
+                .collect();
+            let decoded = |input: &[u8]| answers.iter().find(|(p, _)| *p == input).map(|(_, a)| a);
+            let encoded = |_: u32| None;
+            let answers = Answers {
+                decoded: &decoded,
+                encoded: &encoded,
+            };
             assert!(
-                security_flags(d.as_ref(), found.policy).is_empty(),
+                security_flags(&answers, found.policy, false).is_empty(),
                 "{}",
                 d.name()
             );
-            assert_eq!(bom_behaviour(d.as_ref()), "keeps", "{}", d.name());
+            assert_eq!(bom_behaviour(&answers).0, "keeps", "{}", d.name());
         }
     }
 }

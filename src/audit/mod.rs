@@ -1,23 +1,45 @@
-//! `utf8conform audit`: everything the harness knows how to ask, asked of
-//! one decoder, turned into a [`DecoderReport`].
+//! The audit: everything the harness knows how to ask, asked of one
+//! decoder, turned into a [`DecoderReport`].
 //!
-//! Per decoder: every vector case; the exhaustive sweep (every input up to
-//! 3 bytes in-process, 2 bytes over the protocol); a seeded differential
-//! campaign (with random chunkings for streaming decoders); then the
-//! classification of [`classify`]: replacement policy, RFC §10 flags, BOM.
-//! Levels are scored only where the decoder claims them.
+//! Per decoder, in order (each stage only on what the decoder claims):
+//!
+//! 1. **vectors** — every case one-shot, and every chunking of it in each
+//!    streaming mode ([`crate::vectors::run::chunkings`]);
+//! 2. **exhaustive** — every input of up to 3 bytes in-process, 2 bytes
+//!    over the protocol;
+//! 3. **deep** — each error class past every block edge up to 64 KiB
+//!    ([`crate::generate::deep`]), one-shot and in chunks;
+//! 4. **differential** — a seeded campaign, with random chunkings for
+//!    streaming decoders;
+//! 5. **reuse** — sequences of inputs on one decoder object (level U),
+//!    each run held to the same decoder's answer on a fresh object;
+//! 6. **classification** — replacement policy, RFC §10 flags and BOM, each
+//!    with its evidence ([`classify`]).
+//!
+//! Every request goes through one place ([`Asker`]), which counts what got
+//! no answer against the levels it would have judged, and records
+//! in-process panics as incidents. A level is `pass` only when every input
+//! on it was answered as expected; one with unanswered inputs and no
+//! failure is `incomplete`.
 
 pub mod classify;
 
-use crate::differential::{self, Field, Mismatch};
+use crate::decoder::{self, Decoder, Kind, Reply, Request};
+use crate::differential::{self, Asked, Field, Mismatch};
 use crate::exhaustive::{self, SweepOptions};
-use crate::generate;
+use crate::generate::{self, deep, reuse};
 use crate::hex;
-use crate::oracles::{Decoder, Kind};
-use crate::outcome::{Capabilities, Capability};
-use crate::report::{Checked, DecoderReport, FailureRecord, MatrixRow, LEVELS};
+use crate::level::Level;
+use crate::outcome::{
+    Answer, Capabilities, Capability, Failure, FailureKind, Incident, StreamAnswer, StreamRun,
+};
+use crate::reference;
+use crate::report::{
+    status, Checked, DecoderReport, FailureRecord, IncidentRecord, MatrixRow, Probe,
+};
 use crate::vectors::{run, Case, VectorFile};
 use std::collections::BTreeMap;
+use std::panic::{self, AssertUnwindSafe};
 use std::time::Instant;
 
 /// Where an audit reports how far it got: a progress bar in the CLI,
@@ -47,6 +69,17 @@ pub struct Subject {
     pub gate: String,
 }
 
+/// What a report says about a decoder besides what the audit finds.
+#[derive(Clone, Copy, Debug)]
+pub struct About<'a> {
+    /// What it is (library and calls).
+    pub description: &'a str,
+    /// Whether it is documented to conform.
+    pub expected_conformant: bool,
+    /// The levels the exit status gates on when it is expected to conform.
+    pub gate: &'a str,
+}
+
 /// How much to run.
 #[derive(Clone, Copy, Debug)]
 pub struct AuditOptions {
@@ -62,6 +95,11 @@ pub struct AuditOptions {
     pub external_exhaustive_len: usize,
     /// Failing inputs kept per level in the report (shortest first).
     pub failures_per_level: usize,
+    /// Whether to send the deep inputs (errors past block edges, up to
+    /// 64 KiB).
+    pub deep: bool,
+    /// Whether to run the reuse sequences (level U).
+    pub reuse: bool,
 }
 
 impl Default for AuditOptions {
@@ -73,48 +111,9 @@ impl Default for AuditOptions {
             builtin_exhaustive_len: 3,
             external_exhaustive_len: 2,
             failures_per_level: 20,
+            deep: true,
+            reuse: true,
         }
-    }
-}
-
-/// The one-line description of a built-in decoder.
-pub fn builtin_description(name: &str) -> &'static str {
-    match name {
-        "reference" => "utf8conform's reference decoder: RFC 3629 §4 ABNF transliterated",
-        "codec" => "utf8conform's optimized codec (validate, decode, lossy, encode, stream)",
-        "std" => "Rust core::str::from_utf8, String::from_utf8_lossy, char::encode_utf8",
-        "simdutf8-basic" => "simdutf8::basic::from_utf8 (valid/invalid only)",
-        "simdutf8-compat" => "simdutf8::compat::from_utf8 (std-compatible Utf8Error)",
-        "simdutf" => "C++ simdutf via the simdutf crate: validate_utf8_with_errors, convert_utf8_to_utf32, convert_utf32_to_utf8",
-        "encoding_rs" => "encoding_rs UTF_8 (WHATWG): utf8_valid_up_to, streaming Decoder, decode_without_bom_handling",
-        "bstr" => "bstr ByteSlice::to_str and to_str_lossy",
-        _ => "",
-    }
-}
-
-/// Which capabilities a level needs.
-fn level_claimed(level: &str, caps: Capabilities) -> bool {
-    match level {
-        "V" => caps.has(Capability::Validate) || caps.has(Capability::Decode),
-        "P" => caps.has(Capability::Position),
-        "S" => caps.has(Capability::Subpart),
-        "R" => caps.has(Capability::Lossy),
-        "C" => caps.has(Capability::Stream),
-        "E" => caps.has(Capability::Encode),
-        _ => false,
-    }
-}
-
-/// A failure's level: a failure to answer counts against validity, the
-/// first thing that cannot be judged without an answer.
-fn level_of(m: &Mismatch) -> char {
-    level_of_field(m.field)
-}
-
-fn level_of_field(field: Field) -> char {
-    match field {
-        Field::Failure => 'V',
-        f => f.level(),
     }
 }
 
@@ -126,12 +125,12 @@ struct Failures {
 }
 
 impl Failures {
-    fn add(&mut self, source: String, input: String, m: &Mismatch) {
-        let level = level_of(m).to_string();
+    fn add(&mut self, level: Level, source: &str, input: String, m: &Mismatch) {
+        let level = level.letter().to_string();
         *self.counts.entry(level.clone()).or_insert(0) += 1;
         self.kept.push(FailureRecord {
             level,
-            source,
+            source: source.to_string(),
             input,
             expected: m.expected.clone(),
             got: m.got.clone(),
@@ -144,20 +143,15 @@ impl Failures {
     /// Keeps the `per_level` shortest inputs of each level, vectors first
     /// among equals (their ids explain themselves).
     fn trim(&mut self) {
-        self.kept.sort_by(|a, b| {
+        let key = |f: &FailureRecord| {
             (
-                &a.level,
-                a.input.len(),
-                !a.source.starts_with("vectors"),
-                &a.input,
+                f.level.clone(),
+                f.input.len(),
+                !f.source.starts_with("vectors"),
+                f.input.clone(),
             )
-                .cmp(&(
-                    &b.level,
-                    b.input.len(),
-                    !b.source.starts_with("vectors"),
-                    &b.input,
-                ))
-        });
+        };
+        self.kept.sort_by_key(key);
         self.kept
             .dedup_by(|a, b| a.level == b.level && a.input == b.input && a.expected == b.expected);
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -170,8 +164,561 @@ impl Failures {
     }
 }
 
+/// Every request of the audit goes through here: in batches, with panics
+/// caught, and every failure to answer counted against the levels the
+/// request would have judged.
+pub struct Asker<'a> {
+    decoder: &'a dyn Decoder,
+    caps: Capabilities,
+    /// Inputs per level that got no answer.
+    pub unanswered: BTreeMap<String, u64>,
+    /// In-process panics, by message: the first input, the shortest.
+    panics: BTreeMap<String, (Vec<u8>, Vec<u8>, u64)>,
+    /// Requests not sent.
+    pub not_run: u64,
+    /// The longest input sent.
+    pub longest: u64,
+    /// Answers with fields the decoder does not claim: the first few.
+    pub outside_claims: Vec<Probe>,
+}
+
+/// Requests per batch: enough to keep a pipelined adapter busy, few
+/// enough that progress moves.
+const BATCH: usize = 1024;
+
+impl<'a> Asker<'a> {
+    /// An asker for `decoder`.
+    pub fn new(decoder: &'a dyn Decoder) -> Asker<'a> {
+        Asker {
+            decoder,
+            caps: decoder.capabilities(),
+            unanswered: BTreeMap::new(),
+            panics: BTreeMap::new(),
+            not_run: 0,
+            longest: 0,
+            outside_claims: Vec::new(),
+        }
+    }
+
+    /// Asks every request; one result each, in order.
+    pub fn ask(
+        &mut self,
+        requests: &[Request],
+        progress: &dyn Progress,
+    ) -> Vec<Result<Reply, Failure>> {
+        let mut out = Vec::with_capacity(requests.len());
+        for batch in requests.chunks(BATCH) {
+            for r in batch {
+                let len = match r {
+                    Request::Decode(b) => b.len(),
+                    Request::Stream(_, run) => run.chunks.iter().map(Vec::len).sum(),
+                    Request::Reuse(_, runs) => {
+                        runs.iter().flat_map(|r| &r.chunks).map(Vec::len).sum()
+                    }
+                    Request::Encode(_) => 0,
+                };
+                self.longest = self.longest.max(len as u64);
+            }
+            let results = match panic::catch_unwind(AssertUnwindSafe(|| self.decoder.ask(batch))) {
+                Ok(results) => results,
+                // One of them panicked: ask one at a time to know which.
+                Err(_) => batch.iter().map(|r| self.ask_one_caught(r)).collect(),
+            };
+            for (request, result) in batch.iter().zip(&results) {
+                match (request, result) {
+                    (_, Err(failure)) => self.count_unanswered(request, failure),
+                    (Request::Decode(bytes), Ok(Reply::Decoded(answer)))
+                        if self.outside_claims.len() < 20 =>
+                    {
+                        if let Some(what) = outside_claims(answer, self.caps) {
+                            self.outside_claims.push(Probe {
+                                input: hex::encode(bytes),
+                                answer: what,
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            progress.advance(batch.len() as u64);
+            out.extend(results);
+        }
+        out
+    }
+
+    fn ask_one_caught(&mut self, request: &Request) -> Result<Reply, Failure> {
+        let decoder = self.decoder;
+        match panic::catch_unwind(AssertUnwindSafe(|| {
+            decoder.ask(std::slice::from_ref(request))
+        })) {
+            Ok(mut r) => r
+                .pop()
+                .unwrap_or_else(|| Err(decoder::unsupported(decoder.name(), "ask"))),
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "a panic".into());
+                Err(Failure {
+                    kind: FailureKind::Panic,
+                    detail: message,
+                })
+            }
+        }
+    }
+
+    fn count_unanswered(&mut self, request: &Request, failure: &Failure) {
+        let asked = asked_of(request);
+        for level in asked.levels(self.caps) {
+            *self
+                .unanswered
+                .entry(level.letter().to_string())
+                .or_insert(0) += 1;
+        }
+        if failure.kind == FailureKind::NotRun {
+            self.not_run += 1;
+        }
+        if failure.kind == FailureKind::Panic {
+            let bytes = request_bytes(request);
+            let entry = self
+                .panics
+                .entry(failure.detail.clone())
+                .or_insert_with(|| (bytes.clone(), bytes.clone(), 0));
+            if bytes.len() < entry.1.len() {
+                entry.1 = bytes;
+            }
+            entry.2 += 1;
+        }
+    }
+
+    /// The panics seen, each with the shortest input found and that input
+    /// minimised (a panic costs nothing to retry).
+    pub fn panic_incidents(&self) -> Vec<Incident> {
+        self.panics
+            .iter()
+            .map(|(detail, (first, shortest, n))| {
+                let decoder = self.decoder;
+                let minimized = differential::minimize(shortest, |candidate| {
+                    panic::catch_unwind(AssertUnwindSafe(|| decoder.decode(candidate))).is_err()
+                });
+                Incident {
+                    kind: FailureKind::Panic,
+                    input: minimized,
+                    minimized: true,
+                    first_seen: first.clone(),
+                    detail: detail.clone(),
+                    failures: *n,
+                    not_run: 0,
+                    note: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The fields of `answer` that `caps` does not claim, if any: a decoder
+/// breaking its own claim (the harness scores only what is claimed, so
+/// such a field would go unchecked).
+fn outside_claims(answer: &Answer, caps: Capabilities) -> Option<String> {
+    let fields: [(&str, bool, Capability); 5] = [
+        ("valid", answer.valid.is_some(), Capability::Validate),
+        ("scalars", answer.scalars.is_some(), Capability::Decode),
+        (
+            "valid_up_to",
+            answer.valid_up_to.is_some(),
+            Capability::Position,
+        ),
+        ("error_len", answer.error_len.is_some(), Capability::Subpart),
+        ("lossy", answer.lossy.is_some(), Capability::Lossy),
+    ];
+    let outside: Vec<&str> = fields
+        .iter()
+        .filter(|(_, answered, cap)| *answered && !caps.has(*cap))
+        .map(|(name, ..)| *name)
+        .collect();
+    (!outside.is_empty()).then(|| format!("answered {} without claiming it", outside.join(", ")))
+}
+
+fn asked_of(request: &Request) -> Asked {
+    match request {
+        Request::Decode(_) => Asked::Decode,
+        Request::Encode(_) => Asked::Encode,
+        Request::Stream(..) => Asked::Stream,
+        Request::Reuse(..) => Asked::Reuse,
+    }
+}
+
+fn request_bytes(request: &Request) -> Vec<u8> {
+    match request {
+        Request::Decode(b) => b.clone(),
+        Request::Stream(_, run) => run.bytes(),
+        Request::Reuse(_, runs) => runs.iter().flat_map(StreamRun::bytes).collect(),
+        Request::Encode(v) => v.to_be_bytes().to_vec(),
+    }
+}
+
 /// A case's outcome for one decoder, for the matrix.
 pub type CaseCell = String;
+
+/// The state of one decoder's audit, stage to stage.
+struct Audit<'a> {
+    decoder: &'a dyn Decoder,
+    caps: Capabilities,
+    asker: Asker<'a>,
+    failures: Failures,
+    checked: Checked,
+}
+
+impl Audit<'_> {
+    /// Records every mismatch of one input; failures to answer were
+    /// already counted by the asker.
+    fn record(&mut self, source: &str, input: &[u8], mismatches: &[Mismatch]) {
+        for m in mismatches {
+            if let Some(level) = m.field.level() {
+                self.failures.add(level, source, hex::encode(input), m);
+            }
+        }
+    }
+
+    /// Decodes `inputs` one-shot and compares each with the reference.
+    fn check_decodes(&mut self, source: &str, inputs: &[Vec<u8>], progress: &dyn Progress) {
+        let requests: Vec<Request> = inputs.iter().map(|b| Request::Decode(b.clone())).collect();
+        let replies = self.asker.ask(&requests, progress);
+        for (input, reply) in inputs.iter().zip(replies) {
+            if let Ok(Reply::Decoded(got)) = reply {
+                let m = differential::compare(&differential::expected(input), &got, self.caps);
+                self.record(source, input, &m);
+            }
+        }
+    }
+
+    /// Streams each run in every claimed mode and compares call by call.
+    fn check_streams(&mut self, source: &str, runs: &[StreamRun], progress: &dyn Progress) {
+        let requests: Vec<Request> = self
+            .caps
+            .stream_modes()
+            .flat_map(|mode| {
+                runs.iter()
+                    .map(move |run| Request::Stream(mode, run.clone()))
+            })
+            .collect();
+        self.checked.streams += requests.len() as u64;
+        let replies = self.asker.ask(&requests, progress);
+        for (request, reply) in requests.iter().zip(replies) {
+            let (Request::Stream(mode, run), Ok(Reply::Streamed(got))) = (request, reply) else {
+                continue;
+            };
+            let expected = reference::stream::expect(*mode, run);
+            if let Some(m) = differential::compare_stream(*mode, run, &expected, &got) {
+                self.record(source, &run.bytes(), &[m]);
+            }
+        }
+    }
+
+    fn vectors(&mut self, files: &[VectorFile], progress: &dyn Progress) -> Vec<CaseCell> {
+        progress.stage("vectors");
+        let only = std::slice::from_ref(&self.decoder);
+        let vector_run = run::run_dyn(files, only);
+        let mut by_case: BTreeMap<(&str, &str), String> = BTreeMap::new();
+        for f in &vector_run.failures {
+            let cell = by_case
+                .entry((f.category.as_str(), f.id.as_str()))
+                .or_default();
+            match f.mismatch.field.level() {
+                Some(level) => {
+                    self.failures.add(
+                        level,
+                        &format!("vectors:{}/{}", f.category, f.id),
+                        f.input.clone(),
+                        &f.mismatch,
+                    );
+                    if !cell.contains(level.letter()) {
+                        cell.push(level.letter());
+                    }
+                }
+                None => {
+                    if let Field::NoAnswer(asked) = f.mismatch.field {
+                        for level in asked.levels(self.caps) {
+                            *self
+                                .asker
+                                .unanswered
+                                .entry(level.letter().to_string())
+                                .or_insert(0) += 1;
+                        }
+                    }
+                    if !cell.contains('!') {
+                        cell.push('!');
+                    }
+                }
+            }
+        }
+        self.checked.streams += vector_run.streams;
+        let decodes = decodes(self.caps);
+        let mut cells = Vec::new();
+        for file in files {
+            for case in &file.cases {
+                let ran = match case {
+                    Case::Decode(_) => decodes,
+                    Case::Encode(_) => self.caps.has(Capability::Encode),
+                };
+                let cell = if !ran {
+                    "n/a".to_string()
+                } else if let Some(found) = by_case.get(&(file.category.as_str(), case.id())) {
+                    let letters: String = Level::ALL
+                        .iter()
+                        .map(|l| l.letter())
+                        .filter(|l| found.contains(*l))
+                        .collect();
+                    if letters.is_empty() {
+                        "no-answer".to_string()
+                    } else {
+                        format!("fail:{letters}")
+                    }
+                } else {
+                    "pass".to_string()
+                };
+                self.checked.vectors += u64::from(ran);
+                cells.push(cell);
+            }
+        }
+        progress.advance(self.checked.vectors);
+        cells
+    }
+
+    fn exhaustive(&mut self, options: &AuditOptions, progress: &dyn Progress) {
+        progress.stage("exhaustive");
+        if !decodes(self.caps) {
+            return;
+        }
+        if self.decoder.kind() == Kind::External {
+            for len in 1..=options.external_exhaustive_len {
+                let inputs: Vec<Vec<u8>> = (0..1u32 << (8 * len))
+                    .map(|n| n.to_be_bytes()[4 - len..].to_vec())
+                    .collect();
+                self.check_decodes("exhaustive", &inputs, progress);
+                self.checked.exhaustive += inputs.len() as u64;
+            }
+            return;
+        }
+        let sweep_options = SweepOptions {
+            max_len: options.builtin_exhaustive_len,
+            full_len: options.builtin_exhaustive_len.min(2),
+            examples_per_class: options.failures_per_level,
+            threads: 0,
+        };
+        let decoder = self.decoder;
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            exhaustive::sweep_dyn(&[decoder], sweep_options, &|n| progress.advance(n))
+        }));
+        let Ok(result) = result else {
+            // A panic in the sweep: the per-input path finds it again and
+            // records it as an incident.
+            let inputs: Vec<Vec<u8>> = (0..1u32 << 16)
+                .map(|n| n.to_be_bytes()[2..].to_vec())
+                .collect();
+            self.check_decodes("exhaustive", &inputs, progress);
+            self.checked.exhaustive += inputs.len() as u64;
+            return;
+        };
+        self.checked.exhaustive = result.lengths.iter().map(|l| l.total).sum();
+        for d in &result.examples {
+            if let Some(level) = d.mismatch.field.level() {
+                self.failures
+                    .add(level, "exhaustive", hex::encode(&d.input), &d.mismatch);
+            }
+        }
+        // Count every divergence, not only the examples kept.
+        for ((_, field), &count) in &result.class_counts {
+            let kept = result
+                .examples
+                .iter()
+                .filter(|d| d.mismatch.field == *field)
+                .count();
+            let extra = count.saturating_sub(kept as u64);
+            if let Some(level) = field.level().filter(|_| extra > 0) {
+                *self
+                    .failures
+                    .counts
+                    .entry(level.letter().to_string())
+                    .or_insert(0) += extra;
+            }
+        }
+    }
+
+    fn deep(&mut self, progress: &dyn Progress) {
+        progress.stage("deep");
+        if !decodes(self.caps) && self.caps.stream_modes().next().is_none() {
+            return;
+        }
+        let inputs: Vec<Vec<u8>> = deep::deep_inputs().into_iter().map(|d| d.bytes).collect();
+        if decodes(self.caps) {
+            self.check_decodes("deep", &inputs, progress);
+        }
+        // In chunks too: short inputs in 7s and 16s, long ones in 64s and
+        // 4093s (odd, so that edges move).
+        let runs: Vec<StreamRun> = inputs
+            .iter()
+            .flat_map(|b| {
+                let sizes: [usize; 2] = if b.len() <= 150 { [7, 16] } else { [64, 4093] };
+                sizes.map(|n| StreamRun::new(b.chunks(n).map(<[u8]>::to_vec).collect()))
+            })
+            .collect();
+        self.check_streams("deep (chunked)", &runs, progress);
+        self.checked.deep = inputs.len() as u64;
+    }
+
+    fn differential(&mut self, options: &AuditOptions, progress: &dyn Progress) {
+        progress.stage("differential");
+        let n = if self.decoder.kind() == Kind::External {
+            options.external_diff_inputs
+        } else {
+            options.builtin_diff_inputs
+        };
+        if !decodes(self.caps) || n == 0 {
+            return;
+        }
+        let mut index = 0;
+        while index < n {
+            let batch: Vec<Vec<u8>> = (index..(index + 2048).min(n))
+                .map(|i| generate::campaign_input(options.seed, i))
+                .collect();
+            self.check_decodes("differential", &batch, progress);
+            let runs: Vec<StreamRun> = batch
+                .iter()
+                .enumerate()
+                .map(|(k, input)| {
+                    let splits =
+                        generate::campaign_splits(options.seed, index + k as u64, input.len());
+                    StreamRun::new(
+                        differential::split_at(input, &splits)
+                            .into_iter()
+                            .map(<[u8]>::to_vec)
+                            .collect(),
+                    )
+                })
+                .collect();
+            self.check_streams("differential (chunked)", &runs, progress);
+            index += batch.len() as u64;
+        }
+        self.checked.differential = n;
+    }
+
+    /// Level U: each run of a reused object against the same decoder's
+    /// answer on a fresh one (for a run after one left unflushed, the two
+    /// as one stream on a fresh object, as streaming APIs document).
+    fn reuse(&mut self, progress: &dyn Progress) -> Vec<String> {
+        progress.stage("reuse");
+        if !self.caps.has(Capability::Reuse) {
+            return Vec::new();
+        }
+        let sequences = reuse::reuse_sequences();
+        let mut requests = Vec::new();
+        // For each reuse request, the fresh requests its runs compare with:
+        // (request index, and per run the fresh index and how many calls of
+        // the fresh answer belong to the earlier, unflushed run).
+        let mut plan: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+        for mode in self.caps.stream_modes() {
+            for runs in &sequences {
+                let reuse_at = requests.len();
+                requests.push(Request::Reuse(mode, runs.clone()));
+                let mut fresh = Vec::new();
+                let mut open: Option<StreamRun> = None;
+                for run in runs {
+                    let (run_for_fresh, skip) = match open.take() {
+                        Some(prev) => {
+                            let skip = prev.chunks.len();
+                            let mut chunks = prev.chunks;
+                            chunks.extend(run.chunks.iter().cloned());
+                            (
+                                StreamRun {
+                                    chunks,
+                                    flush: run.flush,
+                                },
+                                skip,
+                            )
+                        }
+                        None => (run.clone(), 0),
+                    };
+                    if !run.flush {
+                        open = Some(run_for_fresh.clone());
+                    }
+                    fresh.push((requests.len(), skip));
+                    requests.push(Request::Stream(mode, run_for_fresh));
+                }
+                plan.push((reuse_at, fresh));
+            }
+        }
+        self.checked.reuse = plan.len() as u64;
+        let replies = self.asker.ask(&requests, progress);
+        let mut rules = vec!["fresh".to_string()];
+        for (reuse_at, fresh) in plan {
+            let (Request::Reuse(mode, runs), Ok(Reply::Reused(answers))) =
+                (&requests[reuse_at], &replies[reuse_at])
+            else {
+                continue;
+            };
+            for (k, ((run, answer), &(fresh_at, skip))) in
+                runs.iter().zip(answers).zip(&fresh).enumerate()
+            {
+                let Ok(Reply::Streamed(fresh_answer)) = &replies[fresh_at] else {
+                    continue;
+                };
+                // An error in the earlier, unflushed part means that run
+                // stopped, and this one starts afresh: nothing to hold it to
+                // from the joined stream.
+                if skip > 0 && fresh_answer.error.is_some_and(|e| e.call < skip) {
+                    continue;
+                }
+                if skip > 0 && !rules.iter().any(|r| r == "continues-unflushed") {
+                    rules.push("continues-unflushed".into());
+                }
+                let expected = tail_of(fresh_answer, skip);
+                if let Some(why) = differential::stream_difference(&expected, answer) {
+                    let shown: Vec<String> = runs.iter().map(StreamRun::show).collect();
+                    let m = Mismatch {
+                        field: Field::Reuse,
+                        expected: format!(
+                            "{} reuse [{}], input {k} ({}): as on a fresh decoder{}",
+                            mode.as_str(),
+                            shown.join("] then ["),
+                            run.show(),
+                            if skip > 0 {
+                                ", continuing the unflushed input before it"
+                            } else {
+                                ""
+                            },
+                        ),
+                        got: why,
+                    };
+                    let bytes: Vec<u8> = runs.iter().flat_map(StreamRun::bytes).collect();
+                    self.record("reuse", &bytes, &[m]);
+                }
+            }
+        }
+        rules
+    }
+}
+
+/// The part of a fresh stream answer after its first `skip` calls: what
+/// the continuing run of a reused object returns.
+fn tail_of(answer: &StreamAnswer, skip: usize) -> StreamAnswer {
+    StreamAnswer {
+        calls: answer
+            .calls
+            .as_ref()
+            .map(|c| c[skip.min(c.len())..].to_vec()),
+        error: answer.error.map(|e| crate::outcome::StreamError {
+            call: e.call - skip,
+            ..e
+        }),
+        valid: answer.valid,
+    }
+}
+
+fn decodes(caps: Capabilities) -> bool {
+    caps.has(Capability::Validate) || caps.has(Capability::Lossy) || caps.has(Capability::Decode)
+}
 
 /// Audits one decoder. Returns its report and its outcome on every vector
 /// case (in file order), for the matrix.
@@ -181,219 +728,137 @@ pub fn audit(
     options: &AuditOptions,
     progress: &dyn Progress,
 ) -> (DecoderReport, Vec<CaseCell>) {
+    let about = About {
+        description: &subject.description,
+        expected_conformant: subject.expected_conformant,
+        gate: &subject.gate,
+    };
+    audit_decoder(subject.decoder.as_ref(), &about, files, options, progress)
+}
+
+/// [`audit`] for a borrowed decoder.
+pub fn audit_decoder(
+    decoder: &dyn Decoder,
+    about: &About,
+    files: &[VectorFile],
+    options: &AuditOptions,
+    progress: &dyn Progress,
+) -> (DecoderReport, Vec<CaseCell>) {
     let started = Instant::now();
-    let decoder = subject.decoder.as_ref();
     let caps = decoder.capabilities();
-    let external = decoder.kind() == Kind::External;
-    let mut failures = Failures {
-        per_level: options.failures_per_level,
-        counts: BTreeMap::new(),
-        kept: Vec::new(),
+    let mut audit = Audit {
+        decoder,
+        caps,
+        asker: Asker::new(decoder),
+        failures: Failures {
+            per_level: options.failures_per_level,
+            counts: BTreeMap::new(),
+            kept: Vec::new(),
+        },
+        checked: Checked::default(),
     };
-    let mut checked = Checked::default();
-
-    // 1. Vectors.
-    progress.stage("vectors");
-    let only = std::slice::from_ref(&subject.decoder);
-    let vector_run = run::run(files, only);
-    let mut by_case: BTreeMap<(&str, &str), String> = BTreeMap::new();
-    for f in &vector_run.failures {
-        failures.add(
-            format!("vectors:{}/{}", f.category, f.id),
-            f.input.clone(),
-            &f.mismatch,
-        );
-        let levels = by_case
-            .entry((f.category.as_str(), f.id.as_str()))
-            .or_default();
-        let l = level_of(&f.mismatch);
-        if !levels.contains(l) {
-            levels.push(l);
-        }
+    let cells = audit.vectors(files, progress);
+    audit.exhaustive(options, progress);
+    if options.deep {
+        audit.deep(progress);
     }
-    let decodes = caps.has(Capability::Validate)
-        || caps.has(Capability::Lossy)
-        || caps.has(Capability::Decode);
-    let mut cells = Vec::new();
-    for file in files {
-        for case in &file.cases {
-            let ran = match case {
-                Case::Decode(_) => decodes,
-                Case::Encode(_) => caps.has(Capability::Encode),
-            };
-            let cell = if !ran {
-                "n/a".to_string()
-            } else if let Some(levels) = by_case.get(&(file.category.as_str(), case.id())) {
-                let mut sorted: Vec<char> = LEVELS
-                    .iter()
-                    .filter_map(|(l, _)| l.chars().next())
-                    .filter(|l| levels.contains(*l))
-                    .collect();
-                sorted.dedup();
-                format!("fail:{}", sorted.into_iter().collect::<String>())
-            } else {
-                "pass".to_string()
-            };
-            checked.vectors += u64::from(ran);
-            cells.push(cell);
-        }
-    }
-    progress.advance(checked.vectors);
-
-    // 2. Exhaustive.
-    progress.stage("exhaustive");
-    if decodes {
-        if external {
-            for len in 1..=options.external_exhaustive_len {
-                let inputs: Vec<Vec<u8>> = (0..1u32 << (8 * len))
-                    .map(|n| n.to_be_bytes()[4 - len..].to_vec())
-                    .collect();
-                check_inputs(decoder, &inputs, "exhaustive", &mut failures, progress);
-                checked.exhaustive += inputs.len() as u64;
-            }
-        } else {
-            let sweep_options = SweepOptions {
-                max_len: options.builtin_exhaustive_len,
-                full_len: options.builtin_exhaustive_len.min(2),
-                examples_per_class: options.failures_per_level,
-                threads: 0,
-            };
-            let result = exhaustive::sweep(only, sweep_options, &|n| progress.advance(n));
-            checked.exhaustive = result.lengths.iter().map(|l| l.total).sum();
-            for d in &result.examples {
-                failures.add("exhaustive".into(), hex::encode(&d.input), &d.mismatch);
-            }
-            // Count every divergence, not only the examples kept, each
-            // against its own field's level.
-            for ((_, field), &count) in &result.class_counts {
-                let kept = result
-                    .examples
-                    .iter()
-                    .filter(|d| d.mismatch.field == *field)
-                    .count();
-                let extra = count.saturating_sub(kept as u64);
-                if extra > 0 {
-                    *failures
-                        .counts
-                        .entry(level_of_field(*field).to_string())
-                        .or_insert(0) += extra;
-                }
-            }
-        }
-    }
-
-    // 3. Differential campaign.
-    progress.stage("differential");
-    let n = if external {
-        options.external_diff_inputs
+    audit.differential(options, progress);
+    let reuse_rules = if options.reuse {
+        audit.reuse(progress)
     } else {
-        options.builtin_diff_inputs
+        Vec::new()
     };
-    if decodes && n > 0 {
-        let mut index = 0;
-        while index < n {
-            let batch: Vec<Vec<u8>> = (index..(index + 2048).min(n))
-                .map(|i| generate::campaign_input(options.seed, i))
-                .collect();
-            check_inputs(decoder, &batch, "differential", &mut failures, progress);
-            if caps.has(Capability::Stream) {
-                for (k, input) in batch.iter().enumerate() {
-                    let splits =
-                        generate::campaign_splits(options.seed, index + k as u64, input.len());
-                    for m in differential::check_chunked(decoder, input, &splits) {
-                        failures.add("differential (chunked)".into(), hex::encode(input), &m);
-                    }
-                }
-            }
-            index += batch.len() as u64;
-        }
-        checked.differential = n;
-    }
 
-    // 4. Classification.
     progress.stage("classifying");
-    let finding = if caps.has(Capability::Lossy) {
-        classify::infer_policy(|input| decoder.decode(input).ok().and_then(|a| a.lossy))
-    } else {
-        classify::infer_policy(|_| None)
-    };
-    let security_flags = classify::security_flags(decoder, finding.policy);
-    let bom = classify::bom_behaviour(decoder).to_string();
+    let asker = &mut audit.asker;
+    let found = classify::classify(caps, |requests| asker.ask(requests, progress));
+    let bom = if decodes(caps) { found.bom } else { "n/a" };
 
-    failures.trim();
-    let levels = LEVELS
-        .iter()
-        .map(|(l, _)| {
-            let status = if !level_claimed(l, caps) {
-                "n/a"
-            } else if failures.counts.contains_key(*l) {
-                "fail"
-            } else {
-                "pass"
-            };
-            (l.to_string(), status.to_string())
+    audit.failures.trim();
+    let mut incidents: Vec<IncidentRecord> = decoder
+        .incidents()
+        .into_iter()
+        .chain(audit.asker.panic_incidents())
+        .map(|i| IncidentRecord {
+            kind: i.kind.as_str().to_string(),
+            input: hex::encode(&i.input),
+            minimized: i.minimized,
+            first_seen: hex::encode(&i.first_seen),
+            detail: i.detail,
+            failures: i.failures,
+            not_run: i.not_run,
+            note: i.note,
         })
         .collect();
-    let restarts = decoder.restarts();
+    incidents.sort_by(|a, b| (a.input.len(), &a.input).cmp(&(b.input.len(), &b.input)));
+    let levels = Level::ALL
+        .iter()
+        .map(|&level| {
+            let letter = level.letter().to_string();
+            let status = if !level.claimed_by(caps) {
+                status::NOT_APPLICABLE
+            } else if audit.failures.counts.contains_key(&letter) {
+                status::FAIL
+            } else if audit.asker.unanswered.get(&letter).is_some_and(|&n| n > 0) {
+                status::INCOMPLETE
+            } else {
+                status::PASS
+            };
+            (letter, status.to_string())
+        })
+        .collect();
+    audit.checked.longest_input = audit.asker.longest;
+    let mut vector_cells = BTreeMap::new();
+    let ids = files.iter().flat_map(|f| {
+        f.cases
+            .iter()
+            .map(move |c| format!("{}/{}", f.category, c.id()))
+    });
+    for (id, cell) in ids.zip(&cells) {
+        if cell != "pass" && cell != "n/a" {
+            vector_cells.insert(id, cell.clone());
+        }
+    }
     let report = DecoderReport {
         name: decoder.name().to_string(),
         version: decoder.version(),
         kind: decoder.kind().as_str().to_string(),
-        description: subject.description.clone(),
-        expected_conformant: subject.expected_conformant,
-        gate: if subject.expected_conformant {
-            subject.gate.clone()
+        description: about.description.to_string(),
+        expected_conformant: about.expected_conformant,
+        gate: if about.expected_conformant {
+            about.gate.to_string()
         } else {
             String::new()
         },
         capabilities: caps.names().into_iter().map(String::from).collect(),
         levels,
-        policy: finding.policy.as_str().to_string(),
-        replacement: finding.replacement.map(|r| format!("U+{r:04X}")),
-        policy_evidence: finding.evidence,
-        security_flags,
-        bom,
-        checked,
-        failure_counts: failures.counts,
-        failures: failures.kept,
-        restarts,
+        policy: found.policy.policy.as_str().to_string(),
+        replacement: found.policy.replacement.map(|r| format!("U+{r:04X}")),
+        policy_evidence: found.policy.evidence,
+        security_flags: found.flags,
+        bom: bom.to_string(),
+        bom_evidence: found.bom_evidence,
+        reuse_rules,
+        checked: audit.checked,
+        vector_cells,
+        failure_counts: audit.failures.counts,
+        failures: audit.failures.kept,
+        unanswered: audit.asker.unanswered,
+        claim_violations: audit.asker.outside_claims,
+        incidents,
+        not_run: audit.asker.not_run,
+        stopped: decoder.stopped(),
+        stderr_tail: decoder.stderr_tail(),
+        restarts: decoder.restarts(),
         seconds: started.elapsed().as_secs_f64(),
     };
     (report, cells)
 }
 
-/// Decodes `inputs` in pipelined batches and records every mismatch with
-/// the reference.
-fn check_inputs(
-    decoder: &dyn Decoder,
-    inputs: &[Vec<u8>],
-    source: &str,
-    failures: &mut Failures,
-    progress: &dyn Progress,
-) {
-    for chunk in inputs.chunks(2048) {
-        let refs: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
-        let answers = decoder.decode_batch(&refs);
-        for (input, answer) in chunk.iter().zip(answers) {
-            let expected = differential::expected(input);
-            let mismatches = match answer {
-                Ok(got) => differential::compare(&expected, &got, decoder.capabilities()),
-                Err(f) => vec![Mismatch {
-                    field: Field::Failure,
-                    expected: "an answer".into(),
-                    got: f.to_string(),
-                }],
-            };
-            for m in &mismatches {
-                failures.add(source.to_string(), hex::encode(input), m);
-            }
-        }
-        progress.advance(chunk.len() as u64);
-    }
-}
-
-/// How many inputs [`audit`] will check for a decoder (for progress bars).
+/// How many inputs [`audit`] will check for a decoder (for progress bars):
+/// an estimate, since streaming and reuse requests depend on the claims.
 pub fn work(subject: &Subject, files: &[VectorFile], options: &AuditOptions) -> u64 {
+    let caps = subject.decoder.capabilities();
     let external = subject.decoder.kind() == Kind::External;
     let cases: u64 = files.iter().map(|f| f.cases.len() as u64).sum();
     let len = if external {
@@ -407,7 +872,42 @@ pub fn work(subject: &Subject, files: &[VectorFile], options: &AuditOptions) -> 
     } else {
         options.builtin_diff_inputs
     };
-    cases + exhaustive + diff
+    let modes = caps.stream_modes().count() as u64;
+    let deep = if options.deep {
+        1700 * (1 + 2 * modes)
+    } else {
+        0
+    };
+    let reuse = if options.reuse && caps.has(Capability::Reuse) {
+        400 * modes
+    } else {
+        0
+    };
+    cases + exhaustive + deep + diff * (1 + modes) + reuse + 60
+}
+
+/// A decoder's cell for every vector case, rebuilt from its report (its
+/// claims say which cases ran; `vector_cells` holds every cell but `pass`).
+pub fn cells_of(report: &DecoderReport, files: &[VectorFile]) -> Vec<CaseCell> {
+    let claims = |name: &str| report.capabilities.iter().any(|c| c == name);
+    let decodes = claims("validate") || claims("lossy") || claims("decode");
+    let encodes = claims("encode");
+    let mut cells = Vec::new();
+    for file in files {
+        for case in &file.cases {
+            let ran = match case {
+                Case::Decode(_) => decodes,
+                Case::Encode(_) => encodes,
+            };
+            let id = format!("{}/{}", file.category, case.id());
+            cells.push(match report.vector_cells.get(&id) {
+                Some(cell) => cell.clone(),
+                None if ran => "pass".to_string(),
+                None => "n/a".to_string(),
+            });
+        }
+    }
+    cells
 }
 
 /// Groups the vector cases into matrix rows: within a category, all cases

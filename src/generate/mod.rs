@@ -13,6 +13,13 @@
 //! the cargo-fuzz targets (bytes from libFuzzer), the proptests (bytes from
 //! proptest, see [`from_entropy`]) and `utf8conform diff` (bytes from a
 //! seeded [`SplitMix64`]).
+//!
+//! Two more generators serve the audit: [`deep`] puts each error class
+//! past every SIMD block edge up to 64 KiB, and [`reuse`] makes sequences
+//! of inputs for one decoder object.
+
+pub mod deep;
+pub mod reuse;
 
 use arbitrary::{Arbitrary, Unstructured};
 

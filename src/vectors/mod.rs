@@ -24,6 +24,66 @@ use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// The vector files this crate carries, as text: every category the
+/// generator makes and the promoted regressions (`vectors/*.json`).
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "beyond-max.json",
+        include_str!("../../vectors/beyond-max.json"),
+    ),
+    (
+        "boundaries.json",
+        include_str!("../../vectors/boundaries.json"),
+    ),
+    (
+        "continuations.json",
+        include_str!("../../vectors/continuations.json"),
+    ),
+    ("encode.json", include_str!("../../vectors/encode.json")),
+    (
+        "lead-bytes.json",
+        include_str!("../../vectors/lead-bytes.json"),
+    ),
+    ("overlong.json", include_str!("../../vectors/overlong.json")),
+    (
+        "replacement.json",
+        include_str!("../../vectors/replacement.json"),
+    ),
+    (
+        "rfc-examples.json",
+        include_str!("../../vectors/rfc-examples.json"),
+    ),
+    (
+        "surrogates.json",
+        include_str!("../../vectors/surrogates.json"),
+    ),
+    (
+        "truncated.json",
+        include_str!("../../vectors/truncated.json"),
+    ),
+];
+
+/// The vector files this crate carries, parsed: what the kit's
+/// [`check`](crate::check()) runs, with no file to find on disk.
+///
+/// ```
+/// let files = utf8conform::vectors::bundled();
+/// assert!(files.iter().any(|f| f.category == "overlong"));
+/// ```
+pub fn bundled() -> Vec<VectorFile> {
+    BUNDLED
+        .iter()
+        .map(|(name, text)| {
+            VectorFile::parse(Path::new(name), text)
+                .expect("the bundled vectors are checked by `cargo test`")
+        })
+        .collect()
+}
+
+/// The largest vector file read: the committed ones are under a megabyte,
+/// and a runaway file must not exhaust memory.
+pub const MAX_FILE: u64 = 64 << 20;
+
 /// The version of the file format.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -84,7 +144,7 @@ pub struct DecodeCase {
     /// Maximal subpart length, or `null` for an incomplete end; when invalid.
     #[serde(
         default,
-        deserialize_with = "crate::protocol::present_or_null",
+        deserialize_with = "crate::outcome::present_or_null",
         skip_serializing_if = "Option::is_none"
     )]
     pub error_len: Option<Option<u8>>,
@@ -396,9 +456,70 @@ pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, VectorFile)>, VectorError> {
     paths
         .into_iter()
         .map(|path| {
+            let size = std::fs::metadata(&path)
+                .map_err(|e| io_err(&path, e))?
+                .len();
+            if size > MAX_FILE {
+                return Err(VectorError {
+                    file: path.clone(),
+                    case: None,
+                    field: None,
+                    message: format!(
+                        "{size} bytes: larger than {} MiB, which no vector file needs",
+                        MAX_FILE >> 20
+                    ),
+                });
+            }
             let text = std::fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
             let file = VectorFile::parse(&path, &text)?;
             Ok((path, file))
         })
         .collect()
+}
+
+/// A fingerprint of a set of vector files: FNV-1a over every case's
+/// category, id and input, in order. Two audits with the same digest ran
+/// the same cases.
+pub fn digest(files: &[VectorFile]) -> String {
+    let mut hash: u64 = 0xCBF2_9CE4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+        }
+    };
+    for file in files {
+        for case in &file.cases {
+            eat(file.category.as_bytes());
+            eat(b"/");
+            eat(case.id().as_bytes());
+            eat(b":");
+            match case {
+                Case::Decode(d) => eat(d.bytes.as_bytes()),
+                Case::Encode(e) => eat(&e.scalar.to_le_bytes()),
+            }
+            eat(b";");
+        }
+    }
+    format!("{hash:016x}")
+}
+
+/// Writes `text` to `path` all or nothing: into a temporary file beside
+/// it, synced, then renamed over it. A full disk leaves the old file as it
+/// was (a vector file lost is every regression it held).
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let name = path
+        .file_name()
+        .map_or_else(|| "vectors".into(), |n| n.to_string_lossy().to_string());
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

@@ -86,7 +86,7 @@ pub fn promote(dir: &Path, bytes: &[u8], note: &str) -> Result<Promoted, String>
     let id = case.id.clone();
     file.cases.push(Case::Decode(case));
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    std::fs::write(&path, file.to_json())
+    super::write_atomically(&path, &file.to_json())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(Promoted::Added(id))
 }

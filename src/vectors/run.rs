@@ -5,10 +5,12 @@
 //! at run time. Each decoder is scored only on the levels it claims.
 
 use super::{Case, VectorFile};
-use crate::differential::{self, Field, Mismatch};
+use crate::decoder::{self as dec, Decoder, Reply, Request};
+use crate::differential::{self, Asked, Mismatch};
 use crate::hex;
-use crate::oracles::Decoder;
-use crate::outcome::{Capability, EncodeError};
+use crate::level::Level;
+use crate::outcome::{Capability, EncodeError, StreamRun};
+use crate::reference;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A decoder that is known to disagree with the vectors on a level, and why.
@@ -18,8 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct KnownDivergence {
     /// The decoder's name.
     pub decoder: &'static str,
-    /// The level letter.
-    pub level: char,
+    /// The level.
+    pub level: Level,
     /// Why it diverges (a documented behaviour of the library).
     pub reason: &'static str,
 }
@@ -30,7 +32,7 @@ pub struct KnownDivergence {
 pub const KNOWN_DIVERGENCES: &[KnownDivergence] = &[];
 
 /// The known divergence for `decoder` on `level`, if any.
-pub fn known(decoder: &str, level: char) -> Option<&'static KnownDivergence> {
+pub fn known(decoder: &str, level: Level) -> Option<&'static KnownDivergence> {
     KNOWN_DIVERGENCES
         .iter()
         .find(|k| k.decoder == decoder && k.level == level)
@@ -68,17 +70,21 @@ pub struct VectorRun {
     /// Every failed case, in file order.
     pub failures: Vec<CaseFailure>,
     /// Per decoder, the levels it claims and failed.
-    pub failed_levels: BTreeMap<String, BTreeSet<char>>,
+    pub failed_levels: BTreeMap<String, BTreeSet<Level>>,
+    /// Per decoder, the cases it gave no answer for (crash, timeout…).
+    pub unanswered: BTreeMap<String, u64>,
+    /// Streaming requests made.
+    pub streams: u64,
 }
 
 impl VectorRun {
     /// Decoders that failed a claimed level not listed in
     /// [`KNOWN_DIVERGENCES`], with those levels.
-    pub fn unexpected(&self) -> Vec<(String, Vec<char>)> {
+    pub fn unexpected(&self) -> Vec<(String, Vec<Level>)> {
         self.failed_levels
             .iter()
             .map(|(d, levels)| {
-                let bad: Vec<char> = levels
+                let bad: Vec<Level> = levels
                     .iter()
                     .copied()
                     .filter(|&l| known(d, l).is_none())
@@ -92,14 +98,20 @@ impl VectorRun {
 
 /// Runs every case of `files` through every decoder.
 pub fn run(files: &[VectorFile], decoders: &[Box<dyn Decoder>]) -> VectorRun {
+    let decoders: Vec<&dyn Decoder> = decoders.iter().map(|d| d.as_ref()).collect();
+    run_dyn(files, &decoders)
+}
+
+/// [`run`] for borrowed decoders.
+pub fn run_dyn(files: &[VectorFile], decoders: &[&dyn Decoder]) -> VectorRun {
     let mut result = VectorRun::default();
-    for decoder in decoders {
+    for &decoder in decoders {
         result
             .failed_levels
             .entry(decoder.name().to_string())
             .or_default();
         for file in files {
-            run_file(file, decoder.as_ref(), &mut result);
+            run_file(file, decoder, &mut result);
         }
     }
     result
@@ -116,11 +128,16 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
                 tally.failed += 1;
             }
             for mismatch in mismatches {
-                result
-                    .failed_levels
-                    .entry(name.clone())
-                    .or_default()
-                    .insert(mismatch.field.level());
+                match mismatch.field.level() {
+                    Some(level) => {
+                        result
+                            .failed_levels
+                            .entry(name.clone())
+                            .or_default()
+                            .insert(level);
+                    }
+                    None => *result.unanswered.entry(name.clone()).or_default() += 1,
+                }
                 result.failures.push(CaseFailure {
                     decoder: name.clone(),
                     category: file.category.clone(),
@@ -144,28 +161,56 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
     if decodes && !decode_cases.is_empty() {
         let inputs: Vec<Vec<u8>> = decode_cases.iter().map(|c| c.input()).collect();
         let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
-        let answers = decoder.decode_batch(&refs);
-        for ((case, input), answer) in decode_cases.iter().zip(&inputs).zip(answers) {
-            let expected = case.expected();
-            let mut mismatches = match answer {
-                Ok(got) => differential::compare(&expected, &got, caps),
-                Err(failure) => vec![Mismatch {
-                    field: Field::Failure,
-                    expected: "an answer".into(),
-                    got: failure.to_string(),
-                }],
-            };
-            if caps.has(Capability::Stream) {
-                // Every single split point, including both ends.
-                for cut in 0..=input.len() {
-                    let (a, b) = input.split_at(cut);
-                    let m = differential::compare_chunked(decoder, &expected, &[a, b]);
-                    if !m.is_empty() {
-                        mismatches.extend(m);
-                        break;
-                    }
+        let answers = dec::decode_batch(decoder, &refs);
+        let mut per_case: Vec<Vec<Mismatch>> = decode_cases
+            .iter()
+            .zip(answers)
+            .map(|(case, answer)| match answer {
+                Ok(got) => differential::compare(&case.expected(), &got, caps),
+                Err(failure) => vec![differential::failure_mismatch(Asked::Decode, &failure)],
+            })
+            .collect();
+        // Level C: every chunking of each case (see [`chunkings`]), in
+        // every mode the decoder streams in, one pipelined batch; a case
+        // keeps its first streaming mismatch.
+        let mut requests = Vec::new();
+        let mut owner = Vec::new();
+        for (k, input) in inputs.iter().enumerate() {
+            for mode in caps.stream_modes() {
+                for run in chunkings(input) {
+                    requests.push(Request::Stream(mode, run));
+                    owner.push(k);
                 }
             }
+        }
+        result.streams += requests.len() as u64;
+        let mut streamed = vec![false; inputs.len()];
+        for ((request, reply), &k) in requests.iter().zip(decoder.ask(&requests)).zip(&owner) {
+            if streamed[k] {
+                continue;
+            }
+            let Request::Stream(mode, run) = request else {
+                unreachable!("only streams were asked")
+            };
+            let mismatch = match reply {
+                Ok(Reply::Streamed(got)) => differential::compare_stream(
+                    *mode,
+                    run,
+                    &reference::stream::expect(*mode, run),
+                    &got,
+                ),
+                Ok(other) => Some(differential::failure_mismatch(
+                    Asked::Stream,
+                    &dec::wrong_reply(&other),
+                )),
+                Err(failure) => Some(differential::failure_mismatch(Asked::Stream, &failure)),
+            };
+            if let Some(m) = mismatch {
+                per_case[k].push(m);
+                streamed[k] = true;
+            }
+        }
+        for (case, mismatches) in decode_cases.iter().zip(per_case) {
             record(&case.id, case.bytes.clone(), mismatches, result);
         }
     }
@@ -183,11 +228,7 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
                 Ok(got) => differential::compare_encode(case.scalar, &expected, &got)
                     .into_iter()
                     .collect(),
-                Err(failure) => vec![Mismatch {
-                    field: Field::Failure,
-                    expected: "an answer".into(),
-                    got: failure.to_string(),
-                }],
+                Err(failure) => vec![differential::failure_mismatch(Asked::Encode, &failure)],
             };
             record(
                 &case.id,
@@ -201,5 +242,88 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
         result
             .tallies
             .insert((name.clone(), file.category.clone()), tally);
+    }
+}
+
+/// The longest input every chunking of which is tried: every character and
+/// every maximal subpart is at most 4 bytes, so 6 bytes hold one with a
+/// neighbour on each side, and all 2^5 ways of cutting them put a chunk
+/// boundary at every place inside and around it (and every pair of
+/// places).
+pub const EVERY_CHUNKING_UP_TO: usize = 6;
+
+/// The chunkings a vector case is fed in (level C): every way to cut it
+/// when it is at most [`EVERY_CHUNKING_UP_TO`] bytes, else every single
+/// cut; uniform chunks of 1 to 5 bytes, as the web-platform-tests do; and
+/// empty chunks: one before the input, and one between every two bytes.
+pub fn chunkings(input: &[u8]) -> Vec<StreamRun> {
+    let n = input.len();
+    let mut cuts_list: Vec<Vec<usize>> = Vec::new();
+    if n <= EVERY_CHUNKING_UP_TO {
+        for mask in 0u32..1 << n.saturating_sub(1) {
+            cuts_list.push((1..n).filter(|&i| mask >> (i - 1) & 1 == 1).collect());
+        }
+    } else {
+        cuts_list.extend((0..=n).map(|cut| vec![cut]));
+    }
+    for size in 1..=5.min(n.max(1)) {
+        cuts_list.push((size..n).step_by(size).collect());
+    }
+    cuts_list.sort();
+    cuts_list.dedup();
+    let mut runs: Vec<StreamRun> = cuts_list
+        .iter()
+        .map(|cuts| {
+            StreamRun::new(
+                differential::split_at(input, cuts)
+                    .into_iter()
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut leading = vec![Vec::new()];
+    leading.push(input.to_vec());
+    runs.push(StreamRun::new(leading));
+    let mut between: Vec<Vec<u8>> = Vec::new();
+    for &b in input {
+        between.push(vec![b]);
+        between.push(Vec::new());
+    }
+    runs.push(StreamRun::new(between));
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_inputs_get_every_chunking_and_empty_chunks() {
+        let runs = chunkings(b"abc");
+        let shown: Vec<Vec<&[u8]>> = runs
+            .iter()
+            .map(|r| r.chunks.iter().map(Vec::as_slice).collect())
+            .collect();
+        for want in [
+            vec![&b"abc"[..]],
+            vec![b"a", b"bc"],
+            vec![b"ab", b"c"],
+            vec![b"a", b"b", b"c"],
+            vec![b"", b"abc"],
+            vec![b"a", b"", b"b", b"", b"c", b""],
+        ] {
+            assert!(shown.contains(&want), "{want:?} missing from {shown:?}");
+        }
+        assert!(runs.iter().all(|r| r.bytes() == b"abc" && r.flush));
+        // Longer: every single cut, and uniform chunks of 1 to 5.
+        let long = chunkings(b"0123456789");
+        assert!(long.iter().any(|r| r.chunks.len() == 10));
+        assert!(long
+            .iter()
+            .any(|r| r.chunks.iter().map(Vec::len).eq([5, 5])));
+        assert!(long
+            .iter()
+            .any(|r| r.chunks.iter().map(Vec::len).eq([7, 3])));
     }
 }

@@ -2,19 +2,20 @@
 
 use super::CliResult;
 use clap::Args;
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use indicatif::MultiProgress;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
-use utf8conform::audit::{self, AuditOptions, Subject};
-use utf8conform::oracles::process::{ProcessDecoder, ProcessSpec};
-use utf8conform::oracles::{self};
-use utf8conform::report::{self, Report, ReportOptions, Skipped};
-use utf8conform::vectors;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use utf8conform::audit::{self, AuditOptions, CaseCell};
+use utf8conform::level::Level;
+use utf8conform::report::{self, DecoderReport, Report, ReportOptions, Skipped};
+use utf8conform::vectors::{self, VectorFile};
 use utf8conform_cli::adapters as config;
-use utf8conform_cli::progress::Bar;
-use utf8conform_cli::render;
+use utf8conform_cli::progress::Task;
+use utf8conform_cli::reports;
+use utf8conform_cli::select::{self, resolve, ExternalArgs};
 
 #[derive(Args, Debug)]
 pub struct AuditArgs {
@@ -23,18 +24,12 @@ pub struct AuditArgs {
     /// Default: every built-in decoder and every adapter that can run here.
     #[arg(long, short = 'd', value_name = "NAME")]
     decoder: Vec<String>,
-    /// Audit a one-off external decoder: the command (run with `sh -c`
-    /// from the repository root) that speaks docs/protocol.md. Needs exactly
-    /// one --decoder to name it.
-    #[arg(long, value_name = "COMMAND")]
-    cmd: Option<String>,
+    #[command(flatten)]
+    external: ExternalArgs,
     /// Treat the --cmd decoder as documented-conformant (its failures then
     /// make the exit status non-zero).
     #[arg(long, requires = "cmd")]
     expect_conformant: bool,
-    /// The adapters file.
-    #[arg(long, default_value = "adapters/adapters.toml")]
-    adapters: PathBuf,
     /// Only the built-in decoders.
     #[arg(long, conflicts_with_all = ["decoder", "cmd"])]
     builtin_only: bool,
@@ -44,6 +39,10 @@ pub struct AuditArgs {
     /// Where to write report.json, summary.md, index.html and junit.xml.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
+    /// A report.json of an earlier audit: print what changed, and exit
+    /// non-zero only on a new failure (instead of on any failure).
+    #[arg(long, value_name = "REPORT_JSON")]
+    baseline: Option<PathBuf>,
     /// Differential campaign seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -59,16 +58,25 @@ pub struct AuditArgs {
     /// Exhaustive sweep length for external decoders (≤ 3).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
     external_exhaustive: u8,
-    /// Seconds to wait for each answer from an external decoder.
-    #[arg(long, default_value_t = 5.0)]
-    timeout: f64,
+    /// Leave out the deep inputs (errors past block edges, up to 64 KiB).
+    #[arg(long)]
+    no_deep: bool,
 }
 
 pub fn run(args: AuditArgs) -> CliResult {
     let started = Instant::now();
     let root = config::repo_root();
+    // Everything that can be wrong with the command line or the files is
+    // found before any decoder runs.
+    let out = resolve(&root, &args.out);
+    reports::check_destination(&out)?;
+    let baseline = args
+        .baseline
+        .as_ref()
+        .map(|p| reports::read(p))
+        .transpose()?;
     let vector_dir = resolve(&root, &args.vectors);
-    let files: Vec<vectors::VectorFile> = vectors::load_dir(&vector_dir)
+    let files: Vec<VectorFile> = vectors::load_dir(&vector_dir)
         .map_err(|e| e.to_string())?
         .into_iter()
         .map(|(_, f)| f)
@@ -76,8 +84,14 @@ pub fn run(args: AuditArgs) -> CliResult {
     if files.is_empty() {
         return Err(format!("no vector files in {}", vector_dir.display()));
     }
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-    let (subjects, skipped) = select(&args, &root, timeout)?;
+    let selection = select::select(&args.decoder, &args.external, args.builtin_only)?;
+    let mut subjects = selection.subjects;
+    let skipped = selection.skipped;
+    if args.external.cmd.is_some() {
+        for s in &mut subjects {
+            s.expected_conformant = args.expect_conformant;
+        }
+    }
     for s in &skipped {
         eprintln!("skip {}: {}", s.name, s.reason);
     }
@@ -90,6 +104,7 @@ pub fn run(args: AuditArgs) -> CliResult {
         external_diff_inputs: args.external_diff,
         builtin_exhaustive_len: usize::from(args.exhaustive),
         external_exhaustive_len: usize::from(args.external_exhaustive),
+        deep: !args.no_deep,
         ..AuditOptions::default()
     };
     eprintln!(
@@ -102,55 +117,56 @@ pub fn run(args: AuditArgs) -> CliResult {
         options.external_diff_inputs,
         options.seed
     );
+    let header = Header {
+        options: report_options(&files, &options),
+        skipped,
+        started,
+    };
+    // What is done so far, for a report marked partial on Ctrl-C.
+    let done: Done = Arc::default();
+    install_interrupt(&done, &header, &files, &out);
     let multi = MultiProgress::new();
-    let style = ProgressStyle::with_template("{prefix:>28} [{bar:30}] {percent:>3}% {msg}")
-        .expect("a valid template")
-        .progress_chars("=> ");
-    let bars: Vec<ProgressBar> = subjects
+    let tasks: Vec<Task> = subjects
         .iter()
         .map(|s| {
-            let bar = multi.add(ProgressBar::new(audit::work(s, &files, &options)));
-            bar.set_style(style.clone());
-            bar.set_prefix(s.decoder.name().to_string());
-            bar
+            Task::new(
+                Some(&multi),
+                s.decoder.name(),
+                audit::work(s, &files, &options),
+            )
         })
         .collect();
-    let results: Vec<_> = subjects
+    subjects
         .par_iter()
-        .zip(bars.par_iter())
-        .map(|(s, bar)| {
-            let result = audit::audit(s, &files, &options, &Bar(bar.clone()));
-            bar.finish_with_message(format!("done in {:.1} s", result.0.seconds));
-            result
-        })
-        .collect();
+        .zip(tasks.par_iter())
+        .enumerate()
+        .for_each(|(i, (s, task))| {
+            let (report, cells) = audit::audit(s, &files, &options, task);
+            task.finish(&format!("done in {:.1} s", report.seconds));
+            done.lock()
+                .expect("no panic while locked")
+                .push((i, report, cells));
+        });
     multi.clear().ok();
-    let (decoders, columns): (Vec<_>, Vec<_>) = results.into_iter().unzip();
-    let report = Report {
-        tool: format!("utf8conform {}", env!("CARGO_PKG_VERSION")),
-        generated_at: report::utc_now(),
-        machine: report::machine(),
-        options: ReportOptions {
-            vector_cases: files.iter().map(|f| f.cases.len()).sum(),
-            builtin_exhaustive_len: options.builtin_exhaustive_len,
-            external_exhaustive_len: options.external_exhaustive_len,
-            seed: options.seed,
-            builtin_diff_inputs: options.builtin_diff_inputs,
-            external_diff_inputs: options.external_diff_inputs,
-        },
-        wall_seconds: started.elapsed().as_secs_f64(),
-        matrix: audit::matrix(&files, &columns),
-        decoders,
-        skipped,
-    };
-    let out = resolve(&root, &args.out);
-    write_reports(&report, &out)?;
+    let mut results = std::mem::take(&mut *done.lock().expect("no panic while locked"));
+    results.sort_by_key(|r| r.0);
+    let report = header.report(results, &files, None);
+    reports::write_all(&report, &out)?;
     print_summary(&report);
     eprintln!(
         "audit: wrote {}/{{report.json,summary.md,index.html,junit.xml}} in {:.1} s",
         out.display(),
         report.wall_seconds
     );
+    if let Some(old) = baseline {
+        let diff = reports::diff(&old, &report);
+        print!("{}", diff.text());
+        return Ok(if diff.new_failures() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
     let gate: Vec<String> = report
         .decoders
         .iter()
@@ -168,130 +184,84 @@ pub fn run(args: AuditArgs) -> CliResult {
     }
 }
 
-fn resolve(root: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() || path.exists() {
-        path.to_path_buf()
-    } else {
-        root.join(path)
-    }
+/// Each decoder's report and matrix column as it finishes, with its place
+/// in the order the decoders were given.
+type Done = Arc<Mutex<Vec<(usize, DecoderReport, Vec<CaseCell>)>>>;
+
+/// What every report of this run shares, partial or whole.
+#[derive(Clone)]
+struct Header {
+    options: ReportOptions,
+    skipped: Vec<Skipped>,
+    started: Instant,
 }
 
-/// The decoders to audit, and those skipped with their reasons.
-fn select(
-    args: &AuditArgs,
-    root: &Path,
-    timeout: Duration,
-) -> Result<(Vec<Subject>, Vec<Skipped>), String> {
-    let mut subjects = Vec::new();
-    let mut skipped = Vec::new();
-    let builtin = |name: &str| {
-        oracles::builtin(name).map(|decoder| Subject {
-            decoder,
-            description: audit::builtin_description(name).to_string(),
-            expected_conformant: true,
-            gate: "VPSRCE".to_string(),
-        })
-    };
-    if let Some(cmd) = &args.cmd {
-        let [name] = args.decoder.as_slice() else {
-            return Err("--cmd needs exactly one --decoder NAME to name it".into());
-        };
-        let mut spec = ProcessSpec::new(
-            name.clone(),
-            vec!["sh".into(), "-c".into(), cmd.clone()],
-            root,
-        );
-        spec.timeout = timeout;
-        let decoder = ProcessDecoder::start(spec).map_err(|e| format!("{name}: {e}"))?;
-        subjects.push(Subject {
-            decoder: Box::new(decoder),
-            description: format!("external command: {cmd}"),
-            expected_conformant: args.expect_conformant,
-            gate: "VPSRCE".to_string(),
-        });
-        return Ok((subjects, skipped));
-    }
-    let adapters_file = resolve(root, &args.adapters);
-    let adapters = if args.builtin_only {
-        Vec::new()
-    } else if args.decoder.is_empty() && !adapters_file.exists() {
-        skipped.push(Skipped {
-            name: "adapters".into(),
-            reason: format!("{} not found", adapters_file.display()),
-        });
-        Vec::new()
-    } else {
-        config::load(&adapters_file)?
-    };
-    let wanted: Vec<String> = if args.decoder.is_empty() {
-        oracles::BUILTIN_NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .chain(adapters.iter().map(|a| a.name.clone()))
-            .collect()
-    } else {
-        args.decoder.clone()
-    };
-    // Prepare (build) adapters in parallel: C and Java builds take a while.
-    let prepared: Vec<(String, Result<Subject, String>)> = wanted
-        .par_iter()
-        .map(|name| {
-            if let Some(s) = builtin(name) {
-                return (name.clone(), Ok(s));
-            }
-            let Some(a) = adapters.iter().find(|a| &a.name == name) else {
-                return (
-                    name.clone(),
-                    Err(format!(
-                        "unknown decoder {name:?}: not built in ({}) and not in {}",
-                        oracles::BUILTIN_NAMES.join(", "),
-                        adapters_file.display()
-                    )),
-                );
-            };
-            let result = config::prepare(a, root).and_then(|()| {
-                let mut spec = ProcessSpec::new(a.name.clone(), a.cmd.clone(), root);
-                spec.timeout = timeout;
-                ProcessDecoder::start(spec).map(|decoder| Subject {
-                    decoder: Box::new(decoder),
-                    description: a.description.clone(),
-                    expected_conformant: a.expected_conformant,
-                    gate: a.gate.clone().unwrap_or_else(|| "VPSRCE".to_string()),
-                })
-            });
-            (name.clone(), result.map_err(|e| format!("skipped: {e}")))
-        })
-        .collect();
-    for (name, result) in prepared {
-        match result {
-            Ok(s) => subjects.push(s),
-            // A name the user typed that is unknown is a usage error.
-            Err(e) if e.starts_with("unknown decoder") => return Err(e),
-            Err(e) if !args.decoder.is_empty() => return Err(format!("{name}: {e}")),
-            Err(e) => skipped.push(Skipped {
-                name,
-                reason: e.trim_start_matches("skipped: ").to_string(),
-            }),
+impl Header {
+    fn report(
+        &self,
+        results: Vec<(usize, DecoderReport, Vec<CaseCell>)>,
+        files: &[VectorFile],
+        partial: Option<String>,
+    ) -> Report {
+        let (decoders, columns): (Vec<_>, Vec<_>) =
+            results.into_iter().map(|(_, d, c)| (d, c)).unzip();
+        Report {
+            tool: format!("utf8conform {}", env!("CARGO_PKG_VERSION")),
+            generated_at: report::utc_now(),
+            machine: report::machine(),
+            options: self.options.clone(),
+            wall_seconds: self.started.elapsed().as_secs_f64(),
+            partial,
+            matrix: audit::matrix(files, &columns),
+            decoders,
+            skipped: self.skipped.clone(),
         }
     }
-    Ok((subjects, skipped))
 }
 
-/// Writes every rendering of `report` into `out`.
-pub fn write_reports(report: &Report, out: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
-    for (name, text) in [
-        ("report.json", json),
-        ("report.schema.json", report::SCHEMA_JSON.to_string()),
-        ("summary.md", render::markdown::render(report)),
-        ("index.html", render::html::render(report)),
-        ("junit.xml", render::junit::render(report)),
-    ] {
-        let path = out.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+fn report_options(files: &[VectorFile], options: &AuditOptions) -> ReportOptions {
+    ReportOptions {
+        vector_cases: files.iter().map(|f| f.cases.len()).sum(),
+        builtin_exhaustive_len: options.builtin_exhaustive_len,
+        external_exhaustive_len: options.external_exhaustive_len,
+        seed: options.seed,
+        builtin_diff_inputs: options.builtin_diff_inputs,
+        external_diff_inputs: options.external_diff_inputs,
+        vectors_digest: vectors::digest(files),
     }
-    Ok(())
+}
+
+/// On Ctrl-C: the decoders done so far are written as a report marked
+/// partial, the adapters are killed, and the command exits 130.
+fn install_interrupt(done: &Done, header: &Header, files: &[VectorFile], out: &Path) {
+    let done = Arc::clone(done);
+    let header = header.clone();
+    let files = files.to_vec();
+    let out = out.to_path_buf();
+    let result = ctrlc::set_handler(move || {
+        utf8conform::decoders::process::kill_all();
+        let mut results = done.lock().map(|d| d.clone()).unwrap_or_default();
+        results.sort_by_key(|r| r.0);
+        let finished = results.len();
+        let report = header.report(
+            results,
+            &files,
+            Some(format!(
+                "interrupted (Ctrl-C) with {finished} decoder(s) finished"
+            )),
+        );
+        match reports::write_all(&report, &out) {
+            Ok(()) => eprintln!(
+                "\naudit: interrupted; wrote a partial report of {finished} decoder(s) to {}",
+                out.display()
+            ),
+            Err(e) => eprintln!("\naudit: interrupted; could not write the partial report: {e}"),
+        }
+        std::process::exit(130);
+    });
+    if let Err(e) = result {
+        eprintln!("audit: Ctrl-C will not save a partial report: {e}");
+    }
 }
 
 fn print_summary(report: &Report) {
@@ -301,36 +271,25 @@ fn print_summary(report: &Report) {
         .map(|d| d.name.len())
         .max()
         .unwrap_or(8);
+    let letters: Vec<String> = Level::ALL.iter().map(|l| l.letter().to_string()).collect();
     println!(
-        "{:width$}  V P S R C E  policy            BOM             flags",
-        "decoder"
+        "{:width$}  {}  policy            BOM             flags",
+        "decoder",
+        letters.join(" ")
     );
     for d in &report.decoders {
-        let cells: Vec<&str> = report::LEVELS
+        let cells: Vec<&str> = Level::ALL
             .iter()
-            .map(|(l, _)| match d.levels.get(*l).map(String::as_str) {
-                Some("pass") => "✓",
-                Some("fail") => "✗",
-                _ => "·",
-            })
+            .map(|&l| utf8conform_cli::render::markdown::cell(d, l))
             .collect();
+        let flags: Vec<&str> = d.security_flags.iter().map(|f| f.flag.as_str()).collect();
         println!(
             "{:width$}  {}  {:16}  {:14}  {}",
             d.name,
             cells.join(" "),
             d.policy,
             d.bom,
-            d.security_flags.join(",")
+            flags.join(",")
         );
     }
-}
-
-/// `utf8conform report`: re-render the reports from a report.json.
-pub fn rerender(from: &Path, out: &Path) -> CliResult {
-    let text = std::fs::read_to_string(from)
-        .map_err(|e| format!("cannot read {}: {e}", from.display()))?;
-    let report: Report =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", from.display()))?;
-    write_reports(&report, out)?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -2,20 +2,27 @@
 
 use super::CliResult;
 use clap::Args;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use utf8conform::decoder::Decoder;
 use utf8conform::differential::{self, show_error_len, show_scalars};
-use utf8conform::oracles;
+use utf8conform::hex;
 use utf8conform::outcome::Answer;
-use utf8conform::{hex, protocol};
+use utf8conform_cli::select::{self, ExternalArgs};
 
 #[derive(Args, Debug)]
 #[command(group = clap::ArgGroup::new("input").required(true).args(["hex", "file", "stdin"]))]
 pub struct DecodeArgs {
-    /// Decoders to use, comma-separated or repeated (default: all built-in).
-    #[arg(long, short = 'd', value_delimiter = ',')]
+    /// Decoders to use, comma-separated or repeated: built-in names,
+    /// adapter names, `builtin` or `all` (default: every built-in one).
+    #[arg(long, short = 'd', value_delimiter = ',', default_value = "builtin")]
     decoder: Vec<String>,
+    #[command(flatten)]
+    external: ExternalArgs,
+    /// The largest input read from a file or standard input, in MiB.
+    #[arg(long, default_value_t = 256, value_name = "MIB")]
+    max_size: u64,
     /// The input as hex ("c0af", "c0 af" and "C0_AF" all work).
     #[arg(long, value_name = "HEX")]
     hex: Option<String>,
@@ -33,14 +40,9 @@ pub struct DecodeArgs {
 
 pub fn run(args: DecodeArgs) -> CliResult {
     let bytes = read_input(&args)?;
-    let decoders = if args.decoder.is_empty() {
-        oracles::all_builtin()
-    } else {
-        args.decoder
-            .iter()
-            .map(|n| oracles::builtin(n).ok_or_else(|| super::unknown_decoder(n)))
-            .collect::<Result<Vec<_>, _>>()?
-    };
+    let selection = select::select(&args.decoder, &args.external, false)?;
+    let decoders: Vec<Box<dyn Decoder>> =
+        selection.subjects.into_iter().map(|s| s.decoder).collect();
     let expected = differential::expected(&bytes);
     if !args.json {
         println!(
@@ -52,18 +54,28 @@ pub fn run(args: DecodeArgs) -> CliResult {
     for decoder in &decoders {
         let answer = decoder.decode(&bytes);
         if args.json {
-            let mut value = match &answer {
-                Ok(a) => serde_json::to_value(protocol::Response::decoded(0.into(), a)),
-                Err(f) => serde_json::to_value(protocol::Response {
-                    error: Some(f.to_string()),
-                    ..protocol::Response::default()
-                }),
-            }
-            .map_err(|e| e.to_string())?;
-            let map = value.as_object_mut().expect("a response is an object");
-            map.remove("id");
-            map.insert("decoder".into(), decoder.name().into());
-            println!("{value}");
+            // Written as it is serialised: a decode of a large file is not
+            // first built as a JSON tree in memory.
+            let mut out = std::io::stdout().lock();
+            let written = (|| {
+                write!(
+                    out,
+                    "{{\"decoder\":{}",
+                    serde_json::to_string(decoder.name())?
+                )?;
+                match &answer {
+                    Ok(a) => {
+                        let fields = serde_json::to_string(a)?;
+                        if fields.len() > 2 {
+                            write!(out, ",{}", &fields[1..fields.len() - 1])?;
+                        }
+                    }
+                    Err(f) => write!(out, ",\"error\":{}", serde_json::to_string(&f.to_string())?)?,
+                }
+                writeln!(out, "}}")?;
+                Ok::<(), Box<dyn std::error::Error>>(())
+            })();
+            written.map_err(|e| format!("cannot write the answer: {e}"))?;
             continue;
         }
         match answer {
@@ -106,12 +118,29 @@ fn read_input(args: &DecodeArgs) -> Result<Vec<u8>, String> {
     if let Some(text) = &args.hex {
         return hex::decode(text).map_err(|e| format!("--hex: {e}"));
     }
-    if let Some(path) = &args.file {
-        return std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()));
-    }
+    let limit = args.max_size.saturating_mul(1 << 20);
+    let (reader, what): (Box<dyn Read>, String) = match &args.file {
+        Some(path) => (
+            Box::new(
+                std::fs::File::open(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+            ),
+            path.display().to_string(),
+        ),
+        None => (Box::new(std::io::stdin()), "standard input".into()),
+    };
+    // Read at most one byte past the limit: /dev/zero or a 2 GiB file is
+    // refused, not loaded.
     let mut bytes = Vec::new();
-    std::io::stdin()
+    reader
+        .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "{what} is larger than --max-size {} MiB",
+            args.max_size
+        ));
+    }
     Ok(bytes)
 }

@@ -8,15 +8,20 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
+use utf8conform::decoder::Decoder;
 use utf8conform::differential::{self, Divergence};
 use utf8conform::generate;
-use utf8conform::oracles::{self, Decoder};
+use utf8conform_cli::select::{self, ExternalArgs};
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// Decoders to compare with the reference, comma-separated, or `all`.
-    #[arg(long, short = 'd', default_value = "all")]
-    decoders: String,
+    /// Decoders to compare with the reference, comma-separated or
+    /// repeated: built-in names, adapter names (from the adapters file),
+    /// `builtin` or `all` (default: every built-in decoder).
+    #[arg(long, short = 'd', default_value = "builtin", value_delimiter = ',')]
+    decoders: Vec<String>,
+    #[command(flatten)]
+    external: ExternalArgs,
     /// How many inputs to generate.
     #[arg(long, short = 'n', default_value_t = 100_000)]
     iterations: u64,
@@ -29,7 +34,12 @@ pub struct DiffArgs {
 }
 
 pub fn run(args: DiffArgs) -> CliResult {
-    let decoders = oracles::parse_list(&args.decoders)?;
+    let selection = select::select(&args.decoders, &args.external, false)?;
+    for s in &selection.skipped {
+        eprintln!("skip {}: {}", s.name, s.reason);
+    }
+    let decoders: Vec<Box<dyn Decoder>> =
+        selection.subjects.into_iter().map(|s| s.decoder).collect();
     let names: Vec<&str> = decoders.iter().map(|d| d.name()).collect();
     eprintln!(
         "diff: {} inputs, seed {}, decoders: {}",
@@ -53,30 +63,29 @@ pub fn run(args: DiffArgs) -> CliResult {
     (0..batches).into_par_iter().for_each(|batch| {
         let from = batch * BATCH;
         let to = (from + BATCH).min(args.iterations);
-        for index in from..to {
-            let input = generate::campaign_input(args.seed, index);
-            let splits = generate::campaign_splits(args.seed, index, input.len());
-            let mut here = differential::check(&decoders, &input);
-            for d in &decoders {
-                for mismatch in differential::check_chunked(d.as_ref(), &input, &splits) {
-                    here.push(Divergence {
-                        decoder: d.name().to_string(),
-                        input: input.clone(),
-                        mismatch,
-                        minimized: None,
-                    });
-                }
-            }
-            if !here.is_empty() {
-                total_found.fetch_add(here.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                let mut best = best.lock().expect("no panics while holding the lock");
-                for d in here {
-                    let key = (d.decoder.clone(), d.mismatch.field.as_str());
-                    match best.get(&key) {
-                        Some(b) if b.input.len() <= d.input.len() => {}
-                        _ => {
-                            best.insert(key, d);
-                        }
+        let inputs: Vec<Vec<u8>> = (from..to)
+            .map(|i| generate::campaign_input(args.seed, i))
+            .collect();
+        let splits: Vec<Vec<usize>> = inputs
+            .iter()
+            .zip(from..to)
+            .map(|(input, i)| generate::campaign_splits(args.seed, i, input.len()))
+            .collect();
+        // Each decoder gets the whole batch at once: pipelined for one in
+        // another process.
+        let here: Vec<Divergence> = decoders
+            .iter()
+            .flat_map(|d| differential::check_batch(d.as_ref(), &inputs, &splits))
+            .collect();
+        if !here.is_empty() {
+            total_found.fetch_add(here.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            let mut best = best.lock().expect("no panics while holding the lock");
+            for d in here {
+                let key = (d.decoder.clone(), d.mismatch.field.as_str());
+                match best.get(&key) {
+                    Some(b) if b.input.len() <= d.input.len() => {}
+                    _ => {
+                        best.insert(key, d);
                     }
                 }
             }

@@ -5,8 +5,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
 use std::time::Instant;
+use utf8conform::decoder::Decoder;
 use utf8conform::exhaustive::{self, SweepOptions};
-use utf8conform::oracles;
+use utf8conform_cli::select::{self, ExternalArgs};
 
 #[derive(Args, Debug)]
 pub struct ExhaustiveArgs {
@@ -14,9 +15,14 @@ pub struct ExhaustiveArgs {
     /// N = 4 is 4,311,810,304 inputs in all).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=4))]
     max_len: u8,
-    /// Decoders to compare with the reference, comma-separated, or `all`.
-    #[arg(long, short = 'd', default_value = "codec,std")]
-    decoders: String,
+    /// Decoders to compare with the reference, comma-separated or
+    /// repeated: built-in names, adapter names, `builtin` or `all`. An
+    /// external decoder is asked input by input over the protocol (keep
+    /// --max-len at 2 or 3 for those).
+    #[arg(long, short = 'd', default_value = "codec,std", value_delimiter = ',')]
+    decoders: Vec<String>,
+    #[command(flatten)]
+    external: ExternalArgs,
     /// Worker threads (default: one per core).
     #[arg(long, short = 't')]
     threads: Option<usize>,
@@ -26,7 +32,9 @@ pub struct ExhaustiveArgs {
 }
 
 pub fn run(args: ExhaustiveArgs) -> CliResult {
-    let decoders = oracles::parse_list(&args.decoders)?;
+    let selection = select::select(&args.decoders, &args.external, false)?;
+    let decoders: Vec<Box<dyn Decoder>> =
+        selection.subjects.into_iter().map(|s| s.decoder).collect();
     let max_len = usize::from(args.max_len);
     let total: u64 = (1..=max_len).map(|l| 1u64 << (8 * l)).sum();
     let names: Vec<&str> = decoders.iter().map(|d| d.name()).collect();

@@ -7,11 +7,13 @@ mod decode;
 mod diff;
 mod exhaustive;
 mod promote;
+mod report;
 mod vectors;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-use utf8conform::oracles::{self, Kind};
+use utf8conform::decoder::Kind;
+use utf8conform::decoders;
 
 /// A user-facing error: one line, no backtrace.
 pub type CliResult = Result<ExitCode, String>;
@@ -31,32 +33,35 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Audit decoders — every built-in one and every adapter that can run
-    /// here, by default — against the vectors, an exhaustive sweep and a
-    /// differential campaign; classify each (levels V P S R C E, replacement
-    /// policy, RFC 3629 §10 flags, BOM) and write reports/ (report.json,
-    /// summary.md, index.html, junit.xml).
+    /// here, by default — against the vectors (one-shot and in every
+    /// chunking), an exhaustive sweep, errors deep in long inputs, a
+    /// differential campaign and decoder reuse; classify each (levels
+    /// V P S R C U E, replacement policy, RFC 3629 §10 flags, BOM, each with
+    /// its evidence) and write reports/ (report.json, summary.md,
+    /// index.html, junit.xml).
     ///
-    /// Exit status 1 when a decoder documented as conformant fails a level.
+    /// A decoder that crashes or hangs on a class of inputs has the class
+    /// narrowed down and not sent again; the report lists each such
+    /// incident with its minimised input, and what was not run.
+    ///
+    /// Exit status 1 when a decoder documented as conformant fails (or
+    /// leaves unanswered) a level it is gated on; with --baseline, only on
+    /// a new failure. Ctrl-C writes what is done as a partial report.
     ///
     /// Examples:
     ///   utf8conform audit
     ///   utf8conform audit -d std -d python-bytes-decode --out /tmp/r
     ///   utf8conform audit -d mine --cmd "python3 my_adapter.py" --expect-conformant
+    ///   utf8conform audit --baseline old/report.json
     #[command(verbatim_doc_comment)]
     Audit(Box<audit::AuditArgs>),
     /// Turn a fuzzer crash or divergence input into a case in
     /// vectors/regressions.json (expectations from the reference), so
     /// `vectors check` and `cargo test` guard it from then on.
     Promote(promote::PromoteArgs),
-    /// Re-render summary.md, index.html and junit.xml from a report.json.
-    Report {
-        /// The report.json to read.
-        #[arg(long, default_value = "reports/report.json")]
-        from: std::path::PathBuf,
-        /// Where to write.
-        #[arg(long, default_value = "reports")]
-        out: std::path::PathBuf,
-    },
+    /// Work with report.json files: render them again, compare one with a
+    /// baseline, or merge the reports of an audit split across CI jobs.
+    Report(report::ReportArgs),
     /// List the built-in decoders with their versions and capabilities.
     Decoders,
     /// Decode one input with one or more decoders and show each outcome.
@@ -100,16 +105,13 @@ enum Command {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> CliResult {
     match cli.command {
-        Command::Decoders => {
-            list_decoders();
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Decoders => list_decoders().or_else(write_failed),
         Command::Audit(args) => audit::run(*args),
         Command::Promote(args) => promote::run(args),
-        Command::Report { from, out } => audit::rerender(&from, &out),
+        Command::Report(args) => report::run(args),
         Command::Decode(args) => decode::run(args),
         Command::Serve { decoder } => {
-            let decoder = oracles::builtin(&decoder).ok_or_else(|| unknown_decoder(&decoder))?;
+            let decoder = decoders::builtin(&decoder).ok_or_else(|| unknown_decoder(&decoder))?;
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
             utf8conform::protocol::serve(decoder.as_ref(), stdin, stdout)
@@ -122,32 +124,48 @@ pub fn run(cli: Cli) -> CliResult {
     }
 }
 
+/// A failed write to stdout: a closed pipe (`… | head`) ends the run
+/// quietly with 141, as a tool killed by SIGPIPE; anything else (a full
+/// disk) is a one-line error.
+fn write_failed(e: std::io::Error) -> CliResult {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return Ok(ExitCode::from(141));
+    }
+    Err(format!("cannot write the output: {e}"))
+}
+
 /// The message for a decoder name that is not built in.
 pub fn unknown_decoder(name: &str) -> String {
     format!(
         "unknown decoder {name:?}; known: {}",
-        oracles::BUILTIN_NAMES.join(", ")
+        decoders::BUILTIN_NAMES.join(", ")
     )
 }
 
-fn list_decoders() {
-    let decoders = oracles::all_builtin();
+fn list_decoders() -> std::io::Result<ExitCode> {
+    use std::io::Write;
+    let decoders = decoders::all_builtin();
     let width = decoders.iter().map(|d| d.name().len()).max().unwrap_or(4);
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{:width$}  {:8}  {:40}  capabilities",
         "name", "kind", "version"
-    );
+    )?;
     for d in &decoders {
         let kind = match d.kind() {
             Kind::Builtin => "builtin",
             Kind::External => "external",
         };
-        println!(
+        writeln!(
+            out,
             "{:width$}  {:8}  {:40}  {}",
             d.name(),
             kind,
             d.version(),
             d.capabilities().names().join(",")
-        );
+        )?;
     }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,8 +5,9 @@ use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-use utf8conform::oracles;
+use utf8conform::decoder::Decoder;
 use utf8conform::vectors::{self, generate, run};
+use utf8conform_cli::select::{self, ExternalArgs};
 
 #[derive(Args, Debug)]
 pub struct VectorsArgs {
@@ -32,9 +33,12 @@ enum VectorsCommand {
         /// Where the vectors are.
         #[arg(long, default_value = "vectors")]
         dir: PathBuf,
-        /// Decoders to run, comma-separated, or `all`.
-        #[arg(long, short = 'd', default_value = "all")]
-        decoders: String,
+        /// Decoders to run, comma-separated or repeated: built-in names,
+        /// adapter names, `builtin` or `all` (default: every built-in one).
+        #[arg(long, short = 'd', default_value = "builtin", value_delimiter = ',')]
+        decoders: Vec<String>,
+        #[command(flatten)]
+        external: ExternalArgs,
         /// Print every failing case, not just the first 10 per decoder.
         #[arg(long, short = 'v')]
         verbose: bool,
@@ -47,8 +51,9 @@ pub fn run(args: VectorsArgs) -> CliResult {
         VectorsCommand::Check {
             dir,
             decoders,
+            external,
             verbose,
-        } => check(&dir, &decoders, verbose),
+        } => check(&dir, &decoders, &external, verbose),
     }
 }
 
@@ -57,7 +62,8 @@ fn generate_files(dir: &Path) -> CliResult {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        vectors::write_atomically(&path, text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
     };
     write("schema.json", vectors::SCHEMA_JSON)?;
     let mut total = 0;
@@ -74,9 +80,11 @@ fn generate_files(dir: &Path) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
-fn check(dir: &Path, decoder_list: &str, verbose: bool) -> CliResult {
+fn check(dir: &Path, names: &[String], external: &ExternalArgs, verbose: bool) -> CliResult {
     let started = Instant::now();
-    let decoders = oracles::parse_list(decoder_list)?;
+    let selection = select::select(names, external, false)?;
+    let decoders: Vec<Box<dyn Decoder>> =
+        selection.subjects.into_iter().map(|s| s.decoder).collect();
     let mut problems = Vec::new();
 
     // (1) Fresh: the committed files are exactly what the generator makes.
@@ -136,7 +144,7 @@ fn check(dir: &Path, decoder_list: &str, verbose: bool) -> CliResult {
                 f.category,
                 f.id,
                 f.input,
-                f.mismatch.field.level(),
+                f.mismatch.field.letter(),
                 f.mismatch.expected,
                 f.mismatch.got
             );
@@ -150,7 +158,7 @@ fn check(dir: &Path, decoder_list: &str, verbose: bool) -> CliResult {
         }
     }
     for (decoder, levels) in result.unexpected() {
-        let levels: String = levels.into_iter().collect();
+        let levels: String = levels.into_iter().map(|l| l.letter()).collect();
         problems.push(format!("{decoder} fails claimed level(s) {levels}"));
     }
     let cases: usize = loaded.iter().map(|f| f.cases.len()).sum();
@@ -173,7 +181,7 @@ fn check(dir: &Path, decoder_list: &str, verbose: bool) -> CliResult {
 
 fn print_table(
     files: &[vectors::VectorFile],
-    decoders: &[Box<dyn oracles::Decoder>],
+    decoders: &[Box<dyn Decoder>],
     result: &run::VectorRun,
 ) {
     let width = files

@@ -6,7 +6,8 @@
 use super::escape;
 use std::fmt::Write;
 use utf8conform::audit::classify::FLAG_NAMES;
-use utf8conform::report::{Report, LEVELS};
+use utf8conform::level::Level;
+use utf8conform::report::{status, DecoderReport, Report};
 
 const STYLE: &str = r#"
 body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1b1f24;background:#fff}
@@ -17,6 +18,7 @@ th{background:#f6f8fa;font-weight:600}
 code,.hex{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 .pass{background:#2da44e;color:#fff;text-align:center} .fail{background:#cf222e;color:#fff;text-align:center}
 .na{background:#eaeef2;color:#8c959f;text-align:center} .flag{background:#fff1e5;color:#953800}
+.inc{background:#bf8700;color:#fff;text-align:center}
 .matrix td.c{width:18px;min-width:18px;padding:0;height:18px;font-size:10px}
 .matrix th.d{height:150px;white-space:nowrap;vertical-align:bottom;padding:2px}
 .matrix th.d div{writing-mode:vertical-rl;transform:rotate(180deg);font-size:12px}
@@ -50,18 +52,24 @@ pub fn render(report: &Report) -> String {
     h
 }
 
-fn level_cell(status: Option<&String>) -> &'static str {
-    match status.map(String::as_str) {
-        Some("pass") => "<td class=\"pass\">✓</td>",
-        Some("fail") => "<td class=\"fail\">✗</td>",
+fn level_cell(d: &DecoderReport, level: Level) -> &'static str {
+    match d.status(level) {
+        status::PASS => "<td class=\"pass\">✓</td>",
+        status::FAIL => "<td class=\"fail\">✗</td>",
+        status::INCOMPLETE => "<td class=\"inc\" title=\"some inputs got no answer\">?</td>",
         _ => "<td class=\"na\">·</td>",
     }
 }
 
 fn summary(h: &mut String, report: &Report) {
     let _ = writeln!(h, "<p><a href=\"#summary\">Summary</a> · <a href=\"#matrix\">Vector matrix</a> · <a href=\"#findings\">Findings</a></p><h2 id=\"summary\">Summary</h2><table><tr><th>decoder</th><th>kind</th>");
-    for (l, q) in LEVELS {
-        let _ = write!(h, "<th title=\"{}\">{l}</th>", escape(q));
+    for l in Level::ALL {
+        let _ = write!(
+            h,
+            "<th title=\"{}\">{}</th>",
+            escape(l.question()),
+            l.letter()
+        );
     }
     let _ = writeln!(h, "<th>policy</th><th>BOM</th><th>security flags</th></tr>");
     for d in &report.decoders {
@@ -73,14 +81,14 @@ fn summary(h: &mut String, report: &Report) {
             escape(&d.version),
             escape(&d.kind)
         );
-        for (l, _) in LEVELS {
-            h.push_str(level_cell(d.levels.get(l)));
+        for l in Level::ALL {
+            h.push_str(level_cell(d, l));
         }
         let policy = match &d.replacement {
             Some(r) => format!("{} ({r})", d.policy),
             None => d.policy.clone(),
         };
-        let flags: Vec<String> = d.security_flags.iter().map(|f| escape(f)).collect();
+        let flags: Vec<String> = d.security_flags.iter().map(|f| escape(&f.flag)).collect();
         let _ = writeln!(
             h,
             "<td>{}</td><td>{}</td><td{}>{}</td></tr>",
@@ -162,6 +170,7 @@ fn matrix(h: &mut String, report: &Report) {
             let (class, text) = match cell.as_str() {
                 "pass" => ("pass", String::new()),
                 "n/a" => ("na", String::new()),
+                "no-answer" => ("inc", "?".to_string()),
                 fail => ("fail", fail.trim_start_matches("fail:").to_string()),
             };
             let _ = write!(
@@ -182,7 +191,7 @@ fn findings(h: &mut String, report: &Report) {
     for d in &report.decoders {
         let _ = writeln!(
             h,
-            "<h3 id=\"d-{0}\"><code>{0}</code> — {1}</h3><p>{2}<br>claims {3}; checked {4} vector cases, {5} exhaustive and {6} differential inputs in {7:.1} s{8}.</p>",
+            "<h3 id=\"d-{0}\"><code>{0}</code> — {1}</h3><p>{2}<br>claims {3}; checked {4} vector cases, {5} exhaustive, {9} deep and {6} differential inputs, {10} streams, {11} reuse sequences in {7:.1} s{8}.</p>",
             escape(&d.name),
             escape(&d.version),
             escape(&d.description),
@@ -191,30 +200,62 @@ fn findings(h: &mut String, report: &Report) {
             d.checked.exhaustive,
             d.checked.differential,
             d.seconds,
-            if d.restarts > 0 { format!("; restarted {} times", d.restarts) } else { String::new() }
+            if d.restarts > 0 { format!("; restarted {} times", d.restarts) } else { String::new() },
+            d.checked.deep,
+            d.checked.streams,
+            d.checked.reuse
         );
-        if !d.security_flags.is_empty() {
-            let _ = writeln!(h, "<ul>");
-            for f in &d.security_flags {
-                let what = FLAG_NAMES
-                    .iter()
-                    .find(|(n, _)| n == f)
-                    .map_or("", |(_, w)| w);
-                let _ = writeln!(
-                    h,
-                    "<li class=\"flag\"><b>{}</b>: {}</li>",
-                    escape(f),
-                    escape(what)
-                );
-            }
-            let _ = writeln!(h, "</ul>");
+        let _ = writeln!(h, "<ul>");
+        for f in &d.security_flags {
+            let what = FLAG_NAMES
+                .iter()
+                .find(|(n, _)| *n == f.flag)
+                .map_or("", |(_, w)| w);
+            let _ = writeln!(
+                h,
+                "<li class=\"flag\"><b>{}</b>: {} — <span class=\"hex\">{}</span> → {}</li>",
+                escape(&f.flag),
+                escape(what),
+                escape(&f.input),
+                escape(&f.answer)
+            );
+        }
+        for i in &d.incidents {
+            let _ = writeln!(
+                h,
+                "<li class=\"flag\"><b>{}</b> on <span class=\"hex\">{}</span>{}: {} ({} failed, {} not run)</li>",
+                escape(&i.kind),
+                escape(if i.input.is_empty() { "(any input)" } else { &i.input }),
+                if i.minimized { " (minimised)" } else { "" },
+                escape(&i.detail),
+                i.failures,
+                i.not_run
+            );
+        }
+        if let Some(why) = &d.stopped {
+            let _ = writeln!(
+                h,
+                "<li><b>stopped</b>: {} ({} not run)</li>",
+                escape(why),
+                d.not_run
+            );
+        }
+        let _ = writeln!(h, "</ul>");
+        let findings = !d.failures.is_empty() || !d.incidents.is_empty();
+        if !d.stderr_tail.is_empty() && findings {
+            let _ = writeln!(
+                h,
+                "<details><summary>stderr</summary><pre>{}</pre></details>",
+                escape(&d.stderr_tail.join("\n"))
+            );
         }
         if d.failures.is_empty() {
             continue;
         }
         let _ = writeln!(h, "<table><tr><th>level</th><th>input</th><th>expected</th><th>got</th><th>found by</th></tr>");
-        for (level, _) in LEVELS {
-            for f in d.failures.iter().filter(|f| f.level == level).take(5) {
+        for level in Level::ALL {
+            let letter = level.letter().to_string();
+            for f in d.failures.iter().filter(|f| f.level == letter).take(5) {
                 let _ = writeln!(
                     h,
                     "<tr><td>{}</td><td class=\"hex\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

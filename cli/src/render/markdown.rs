@@ -1,35 +1,50 @@
-//! `summary.md`: one table of every decoder, then the findings per decoder
-//! with the shortest inputs that show them.
+//! `summary.md`: one table of every decoder, then the findings per decoder,
+//! each with the input and the answer that show it, shortest first.
 
 use std::fmt::Write;
 use utf8conform::audit::classify::FLAG_NAMES;
-use utf8conform::report::{Report, LEVELS};
+use utf8conform::level::Level;
+use utf8conform::report::{status, DecoderReport, Report};
+
+/// A level's cell: ✓ pass, ✗ fail, ? incomplete, · not claimed.
+pub fn cell(d: &DecoderReport, level: Level) -> &'static str {
+    match d.status(level) {
+        status::PASS => "✓",
+        status::FAIL => "✗",
+        status::INCOMPLETE => "?",
+        _ => "·",
+    }
+}
 
 /// Renders the summary.
 pub fn render(report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# UTF-8 conformance audit\n");
     let _ = writeln!(s, "{}\n", report.run_line());
+    if let Some(why) = &report.partial {
+        let _ = writeln!(s, "**Partial report:** {why}\n");
+    }
     let _ = writeln!(
         s,
-        "Levels (✓ pass, ✗ fail, · not claimed): {}.\n",
-        LEVELS
+        "Levels (✓ pass, ✗ fail, ? incomplete: some inputs got no answer, · not claimed): {}.\n",
+        Level::ALL
             .iter()
-            .map(|(l, q)| format!("**{l}** {q}"))
+            .map(|l| format!("**{}** {}", l.letter(), l.question()))
             .collect::<Vec<_>>()
             .join("; ")
     );
+    let letters: Vec<String> = Level::ALL.iter().map(|l| l.letter().to_string()).collect();
     let _ = writeln!(
         s,
-        "| decoder | kind | V | P | S | R | C | E | policy | BOM | security flags |"
+        "| decoder | kind | {} | policy | BOM | security flags | incidents |",
+        letters.join(" | ")
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "|---|---|{}---|---|---|---|",
+        "---|".repeat(letters.len())
+    );
     for d in &report.decoders {
-        let cell = |l: &str| match d.levels.get(l).map(String::as_str) {
-            Some("pass") => "✓",
-            Some("fail") => "✗",
-            _ => "·",
-        };
         let policy = match &d.replacement {
             Some(r) => format!("{} ({r})", d.policy),
             None => d.policy.clone(),
@@ -37,11 +52,25 @@ pub fn render(report: &Report) -> String {
         let flags = if d.security_flags.is_empty() {
             "—".to_string()
         } else {
-            d.security_flags.join(", ")
+            d.security_flags
+                .iter()
+                .map(|f| f.flag.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let cells: Vec<&str> = Level::ALL.iter().map(|&l| cell(d, l)).collect();
+        let incidents = if d.incidents.is_empty() {
+            "—".to_string()
+        } else {
+            d.incidents
+                .iter()
+                .map(|i| i.kind.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         let _ = writeln!(
             s,
-            "| `{}`{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{}`{} | {} | {} | {} | {} | {} | {} |",
             d.name,
             if d.expected_conformant {
                 ""
@@ -49,15 +78,11 @@ pub fn render(report: &Report) -> String {
                 " ⁽ⁿ⁾"
             },
             d.kind,
-            cell("V"),
-            cell("P"),
-            cell("S"),
-            cell("R"),
-            cell("C"),
-            cell("E"),
+            cells.join(" | "),
             policy,
             d.bom,
-            flags
+            flags,
+            incidents
         );
     }
     let _ = writeln!(s, "\n⁽ⁿ⁾ not documented as conformant: its failures are findings, not regressions (the audit's exit status ignores them).\n");
@@ -70,75 +95,139 @@ pub fn render(report: &Report) -> String {
     }
     let _ = writeln!(s, "## Findings\n");
     for d in &report.decoders {
-        let _ = writeln!(s, "### `{}` — {}\n", d.name, d.version);
-        let _ = writeln!(s, "{}  \nclaims: {}; checked {} vector cases, {} exhaustive inputs, {} differential inputs in {:.1} s{}.\n",
-            d.description,
-            d.capabilities.join(", "),
-            d.checked.vectors, d.checked.exhaustive, d.checked.differential, d.seconds,
-            if d.restarts > 0 { format!("; restarted {} times", d.restarts) } else { String::new() });
-        for flag in &d.security_flags {
-            let what = FLAG_NAMES
-                .iter()
-                .find(|(n, _)| n == flag)
-                .map_or("", |(_, w)| w);
-            let _ = writeln!(s, "- **{flag}**: {what}");
-        }
-        if d.policy != "maximal-subpart" && d.policy != "n/a" {
-            let differing: Vec<String> = d
-                .policy_evidence
-                .iter()
-                .filter(|e| e.got != e.maximal_subpart)
-                .take(3)
-                .map(|e| {
-                    format!(
-                        "`{}` → {} (Unicode §3.9: {})",
-                        e.input,
-                        scalars(&e.got),
-                        scalars(&e.maximal_subpart)
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                s,
-                "- **replacement policy {}**: {}",
-                d.policy,
-                differing.join("; ")
-            );
-        }
-        if d.failures.is_empty() {
-            if d.security_flags.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "No divergence from RFC 3629 / Unicode §3.9 on any claimed level."
-                );
-            }
-            let _ = writeln!(s);
-            continue;
-        }
-        for (level, question) in LEVELS {
-            let Some(count) = d.failure_counts.get(level) else {
-                continue;
-            };
-            let _ = writeln!(
-                s,
-                "\n**{level}** ({question}) — {count} failing input(s); shortest:\n"
-            );
-            let _ = writeln!(s, "| input | expected | got | found by |");
-            let _ = writeln!(s, "|---|---|---|---|");
-            for f in d.failures.iter().filter(|f| f.level == level).take(5) {
-                let _ = writeln!(
-                    s,
-                    "| `{}` | {} | {} | {} |",
-                    f.input,
-                    md(&f.expected),
-                    md(&f.got),
-                    f.source
-                );
-            }
-        }
-        let _ = writeln!(s);
+        decoder_findings(&mut s, d);
     }
     s
+}
+
+fn decoder_findings(s: &mut String, d: &DecoderReport) {
+    let _ = writeln!(s, "### `{}` — {}\n", d.name, d.version);
+    let c = &d.checked;
+    let _ = writeln!(
+        s,
+        "{}  \nclaims: {}; checked {} vector cases, {} exhaustive inputs, {} deep inputs (longest {} bytes), {} differential inputs, {} streams, {} reuse sequences in {:.1} s{}.\n",
+        d.description,
+        d.capabilities.join(", "),
+        c.vectors,
+        c.exhaustive,
+        c.deep,
+        c.longest_input,
+        c.differential,
+        c.streams,
+        c.reuse,
+        d.seconds,
+        if d.restarts > 0 { format!("; restarted {} times", d.restarts) } else { String::new() }
+    );
+    if !d.reuse_rules.is_empty() {
+        let _ = writeln!(s, "Reuse held to: {}.\n", d.reuse_rules.join(", "));
+    }
+    for flag in &d.security_flags {
+        let what = FLAG_NAMES
+            .iter()
+            .find(|(n, _)| *n == flag.flag)
+            .map_or("", |(_, w)| w);
+        let _ = writeln!(
+            s,
+            "- **{}**: {what} — `{}` → {}",
+            flag.flag,
+            flag.input,
+            md(&flag.answer)
+        );
+    }
+    if !matches!(d.policy.as_str(), "maximal-subpart" | "n/a") {
+        let shown: Vec<String> = d
+            .policy_evidence
+            .iter()
+            .filter(|e| e.got.as_ref() != Some(&e.maximal_subpart))
+            .take(3)
+            .map(|e| {
+                let got = match (&e.got, &e.no_answer) {
+                    (Some(g), _) => scalars(g),
+                    (None, Some(why)) => format!("no answer ({})", md(why)),
+                    (None, None) => "no answer".into(),
+                };
+                format!(
+                    "`{}` → {} (Unicode §3.9: {})",
+                    e.input,
+                    got,
+                    scalars(&e.maximal_subpart)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "- **replacement policy {}**: {}",
+            d.policy,
+            shown.join("; ")
+        );
+    }
+    for i in &d.incidents {
+        let _ = writeln!(
+            s,
+            "- **{}** on `{}`{}: {} — {} request(s) failed this way, {} not run{}",
+            i.kind,
+            if i.input.is_empty() {
+                "(any input)"
+            } else {
+                &i.input
+            },
+            if i.minimized { " (minimised)" } else { "" },
+            md(&i.detail),
+            i.failures,
+            i.not_run,
+            i.note.as_ref().map_or(String::new(), |n| format!(" ({n})"))
+        );
+    }
+    if let Some(why) = &d.stopped {
+        let _ = writeln!(s, "- **stopped**: {why}; {} request(s) not run", d.not_run);
+    }
+    for (level, n) in &d.unanswered {
+        if d.failure_counts.contains_key(level) {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "- level {level}: {n} input(s) got no answer, so it is not a pass"
+        );
+    }
+    let clean = d.failures.is_empty() && d.security_flags.is_empty() && d.incidents.is_empty();
+    if clean {
+        let _ = writeln!(
+            s,
+            "No divergence from RFC 3629 / Unicode §3.9 on any claimed level."
+        );
+    }
+    for level in Level::ALL {
+        let letter = level.letter().to_string();
+        let Some(count) = d.failure_counts.get(&letter) else {
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "\n**{letter}** ({}) — {count} failing input(s); shortest:\n",
+            level.question()
+        );
+        let _ = writeln!(s, "| input | expected | got | found by |");
+        let _ = writeln!(s, "|---|---|---|---|");
+        for f in d.failures.iter().filter(|f| f.level == letter).take(5) {
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} | {} |",
+                f.input,
+                md(&f.expected),
+                md(&f.got),
+                f.source
+            );
+        }
+    }
+    if !d.stderr_tail.is_empty() && !clean {
+        let _ = writeln!(s, "\nLast lines on stderr:\n\n```text");
+        for line in &d.stderr_tail {
+            let _ = writeln!(s, "{line}");
+        }
+        let _ = writeln!(s, "```");
+    }
+    let _ = writeln!(s);
 }
 
 fn scalars(v: &[u32]) -> String {
@@ -147,5 +236,5 @@ fn scalars(v: &[u32]) -> String {
 }
 
 fn md(text: &str) -> String {
-    text.replace('|', "\\|")
+    text.replace('|', "\\|").replace('\n', " ")
 }

@@ -46,6 +46,8 @@
 //! (U+FFFE, U+FDD0, …) or U+FEFF specially: the RFC's grammar accepts them,
 //! and §6 says a BOM is a character like any other, not to be stripped.
 
+pub mod stream;
+
 use crate::outcome::{EncodeError, Utf8Error, REPLACEMENT};
 use std::ops::RangeInclusive;
 
