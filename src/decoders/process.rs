@@ -506,52 +506,67 @@ impl ProcessDecoder {
         }
         let mut out = Vec::with_capacity(batch.len());
         for (k, request) in batch.iter().enumerate() {
-            let result = self.read_one(session, first_id + k as u64, request);
+            let (result, in_step) = self.read_one(session, first_id + k as u64, request);
             let failed = result.is_err();
             out.push(result);
-            if failed {
+            // An answer with the right id but the wrong content (a bad
+            // request, a field of the wrong type) leaves the adapter in
+            // step: the next answers are still the next requests'. Anything
+            // else (no answer, garbage, a wrong id) ends the session.
+            if failed && !in_step {
                 session.stop();
                 state.session = None;
+                state.in_a_row += 1;
                 break;
             }
         }
         out
     }
 
+    /// Reads the answer to request `id`, and whether the adapter is still
+    /// in step (the line it wrote was an answer to this very request).
     fn read_one(
         &self,
         session: &mut Session,
         id: u64,
         request: &Request,
-    ) -> Result<Reply, Failure> {
-        let fail = |kind, detail: String| Failure { kind, detail };
+    ) -> (Result<Reply, Failure>, bool) {
+        let fail = |kind, detail: String| Err(Failure { kind, detail });
         let line = match session.events.recv_timeout(self.spec.timeout) {
             Ok(Event::Line(line)) => line,
             Ok(Event::TooLong) => {
-                return Err(fail(
-                    FailureKind::ProtocolError,
-                    format!("an answer longer than {MAX_LINE} bytes"),
-                ))
+                return (
+                    fail(
+                        FailureKind::ProtocolError,
+                        format!("an answer longer than {MAX_LINE} bytes"),
+                    ),
+                    false,
+                )
             }
             Err(RecvTimeoutError::Timeout) => {
-                return Err(fail(
-                    FailureKind::Timeout,
-                    format!("no answer within {} s", self.spec.timeout.as_secs_f64()),
-                ))
+                let detail = format!("no answer within {} s", self.spec.timeout.as_secs_f64());
+                return (fail(FailureKind::Timeout, detail), false);
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let status = session.exit_status();
                 let stderr = self.stderr_tail().last().cloned().unwrap_or_default();
-                return Err(fail(
-                    FailureKind::Crash,
-                    format!("exited ({status}) {}", clip(&stderr))
-                        .trim_end()
-                        .to_string(),
-                ));
+                let detail = format!("exited ({status}) {}", clip(&stderr))
+                    .trim_end()
+                    .to_string();
+                return (fail(FailureKind::Crash, detail), false);
             }
         };
-        wire::parse_response(&line, id, request)
-            .map_err(|e| fail(FailureKind::ProtocolError, format!("{e}: {}", clip(&line))))
+        match wire::parse_response(&line, id, request) {
+            Ok(reply) => (Ok(reply), true),
+            Err(e) => {
+                let in_step = serde_json::from_str::<serde_json::Value>(&line)
+                    .is_ok_and(|v| v.get("id") == Some(&serde_json::Value::from(id)));
+                (
+                    fail(FailureKind::ProtocolError, format!("{e}: {}", clip(&line))),
+                    in_step,
+                )
+            }
+        }
     }
 
     /// Records a failure: against a poison it belongs to, or by narrowing
@@ -560,7 +575,6 @@ impl ProcessDecoder {
         if failure.kind == FailureKind::NotRun {
             return;
         }
-        state.in_a_row += 1;
         if state.in_a_row >= self.spec.max_failures_in_a_row && state.stopped.is_none() {
             state.stopped = Some(format!(
                 "{} requests in a row failed with no answer in between",
@@ -610,7 +624,7 @@ impl ProcessDecoder {
     fn minimize(&self, state: &mut State, bytes: &[u8], kind: FailureKind) -> Vec<u8> {
         let mut probes = 0;
         let mut failing = 0;
-        crate::differential::minimize(bytes, |candidate| {
+        let mut fails = |candidate: &[u8]| {
             if probes >= MINIMIZE_PROBES || failing >= MINIMIZE_FAILING_PROBES {
                 return false;
             }
@@ -620,7 +634,13 @@ impl ProcessDecoder {
             let fails = matches!(result, Some(Err(f)) if f.kind == kind);
             failing += u32::from(fails);
             fails
-        })
+        };
+        // A decoder that fails on everything (one that hangs after its
+        // hello) is found in one probe.
+        if fails(b"") {
+            return Vec::new();
+        }
+        crate::differential::minimize(bytes, fails)
     }
 
     /// What the decoder failed on, each narrowed to its input class.
