@@ -32,7 +32,7 @@
 use crate::audit::{self, About, AuditOptions};
 use crate::decoder::Decoder;
 use crate::level::Level;
-use crate::report::{status, DecoderReport};
+use crate::report::{self, status, DecoderReport, Report, ReportOptions};
 use crate::vectors::{self, VectorFile};
 use std::fmt;
 
@@ -94,12 +94,32 @@ pub struct Checked {
     /// Every violation, failures first (the shortest inputs of each level),
     /// then unanswered levels, incidents and broken claims.
     pub violations: Vec<Violation>,
+    /// What was run.
+    pub options: ReportOptions,
 }
 
 impl Checked {
     /// Whether the decoder kept every promise it makes.
     pub fn conforms(&self) -> bool {
         self.violations.is_empty()
+    }
+
+    /// The check as a whole audit report of one decoder, for the renderers
+    /// of `utf8conform-cli` (Markdown, HTML, JUnit).
+    pub fn report_of_one(&self) -> Report {
+        let files = vectors::bundled();
+        let cells = audit::cells_of(&self.report, &files);
+        Report {
+            tool: format!("utf8conform {} (check)", env!("CARGO_PKG_VERSION")),
+            generated_at: report::utc_now(),
+            machine: report::machine(),
+            options: self.options.clone(),
+            wall_seconds: self.report.seconds,
+            partial: None,
+            matrix: audit::matrix(&files, &[cells]),
+            decoders: vec![self.report.clone()],
+            skipped: Vec::new(),
+        }
     }
 }
 
@@ -146,7 +166,20 @@ pub fn check_with(decoder: &dyn Decoder, options: &CheckOptions) -> Checked {
     };
     let (report, _) = audit::audit_decoder(decoder, &about, &files, options, &());
     let violations = violations_of(&report);
-    Checked { report, violations }
+    let options = ReportOptions {
+        vector_cases: files.iter().map(|f| f.cases.len()).sum(),
+        builtin_exhaustive_len: options.builtin_exhaustive_len,
+        external_exhaustive_len: options.external_exhaustive_len,
+        seed: options.seed,
+        builtin_diff_inputs: options.builtin_diff_inputs,
+        external_diff_inputs: options.external_diff_inputs,
+        vectors_digest: vectors::digest(&files),
+    };
+    Checked {
+        report,
+        violations,
+        options,
+    }
 }
 
 /// Checks `decoder` and panics with every violation, for a test.

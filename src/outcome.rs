@@ -32,7 +32,7 @@ use std::fmt;
 pub use utf8conform_codec::{EncodeError, Utf8Error, REPLACEMENT};
 
 /// One thing a decoder can claim to answer. Each maps to a conformance level
-/// (DESIGN.md): the harness scores a decoder only on what it claims.
+/// (docs/DESIGN.md): the harness scores a decoder only on what it claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Capability {
     /// Says whether the whole input is valid (level V).

@@ -143,9 +143,16 @@ impl Failures {
     /// Keeps the `per_level` shortest inputs of each level, vectors first
     /// among equals (their ids explain themselves).
     fn trim(&mut self) {
+        // Levels in report order (V first), then the shortest inputs.
+        let order = |letter: &str| {
+            Level::ALL
+                .iter()
+                .position(|l| letter.starts_with(l.letter()))
+                .unwrap_or(Level::ALL.len())
+        };
         let key = |f: &FailureRecord| {
             (
-                f.level.clone(),
+                order(&f.level),
                 f.input.len(),
                 !f.source.starts_with("vectors"),
                 f.input.clone(),

@@ -84,6 +84,7 @@ pub fn serve(
             return Ok(());
         }
         if !complete {
+            skip_line(&mut input)?;
             output.write_all(
                 bad_request_line(&BadRequest {
                     id: None,
@@ -112,16 +113,12 @@ pub fn serve(
     }
 }
 
-/// Reads one line into `buf`, keeping at most `cap` bytes of it; the rest
-/// of a longer line is read and dropped. Returns the bytes read (0 at the
-/// end of input) and whether the line fitted.
-pub fn read_line_capped(
-    input: &mut impl BufRead,
-    buf: &mut Vec<u8>,
-    cap: usize,
-) -> io::Result<(usize, bool)> {
+/// Reads one line into `buf`, up to `cap` bytes. Returns the bytes read
+/// (0 at the end of input) and whether the line fitted; a line that does
+/// not fit is left unread past the cap ([`skip_line`] drops the rest), so
+/// that a line with no end costs `cap` bytes of memory and no more waiting.
+pub fn read_line_capped(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<(usize, bool)> {
     let mut read = 0;
-    let mut fits = true;
     loop {
         let available = match input.fill_buf() {
             Ok(b) => b,
@@ -129,22 +126,46 @@ pub fn read_line_capped(
             Err(e) => return Err(e),
         };
         if available.is_empty() {
-            return Ok((read, fits));
+            return Ok((read, true));
         }
         let (take, done) = match available.iter().position(|&b| b == b'\n') {
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
-        if fits && buf.len() + take <= cap {
-            buf.extend_from_slice(&available[..take]);
-        } else {
-            fits = false;
+        if buf.len() + take > cap {
             buf.clear();
+            return Ok((read.max(1), false));
         }
+        buf.extend_from_slice(&available[..take]);
         input.consume(take);
         read += take;
         if done {
-            return Ok((read, fits));
+            return Ok((read, true));
+        }
+    }
+}
+
+/// Reads and drops the rest of a line (through its newline, or to the end
+/// of input), holding none of it.
+pub fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
+    loop {
+        let available = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(());
+        }
+        match available.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = available.len();
+                input.consume(n);
+            }
         }
     }
 }

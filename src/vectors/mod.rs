@@ -1,7 +1,7 @@
 //! Test vectors: the model, the files, and running decoders over them.
 //!
 //! A vector file holds one category (`{ "schema": 1, "category",
-//! "description", "references", "cases" }`, DESIGN.md "Vectors"). Cases are
+//! "description", "references", "cases" }`, docs/DESIGN.md "Vectors"). Cases are
 //! written one per line so that a change to one case is a one-line diff.
 //!
 //! * [`generate`] builds every category from code that states its intent;
