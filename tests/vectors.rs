@@ -73,7 +73,7 @@ fn a_wrong_expectation_is_caught_by_the_runner() {
     for case in &mut file.cases {
         if let vectors::Case::Decode(d) = case {
             if d.id == "rfc10-overlong-slash" {
-                d.valid_up_to = Some(2);
+                d.expected.valid_up_to = Some(2);
             }
         }
     }

@@ -38,7 +38,13 @@ fn audit(mode: &str, extra: &[&str]) -> (Output, Option<Value>) {
     let cmd = format!("exec python3 {} {mode}", script.display());
     let o = Command::new(env!("CARGO_BIN_EXE_utf8conform"))
         .args(["audit", "-d", mode, "--cmd", &cmd, "--timeout", "0.5"])
-        .args(["--external-exhaustive", "1", "--external-diff", "300", "--no-deep"])
+        .args([
+            "--external-exhaustive",
+            "1",
+            "--external-diff",
+            "300",
+            "--no-deep",
+        ])
         .args(extra)
         .arg("--out")
         .arg(&out)
@@ -60,7 +66,12 @@ fn incidents(d: &Value) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| (i["kind"].as_str().unwrap().to_string(), i["input"].as_str().unwrap().to_string()))
+        .map(|i| {
+            (
+                i["kind"].as_str().unwrap().to_string(),
+                i["input"].as_str().unwrap().to_string(),
+            )
+        })
         .collect()
 }
 
@@ -71,11 +82,22 @@ fn a_decoder_that_crashes_on_one_byte_is_narrowed_to_it_and_not_passed() {
     }
     let (o, report) = audit("crash-f5", &["--expect-conformant"]);
     let d = decoder(&report);
-    assert!(incidents(d).contains(&("crash".into(), "f5".into())), "{}", d["incidents"]);
-    assert!(d["not_run"].as_u64().unwrap() > 0, "inputs holding F5 stop being sent");
+    assert!(
+        incidents(d).contains(&("crash".into(), "f5".into())),
+        "{}",
+        d["incidents"]
+    );
+    assert!(
+        d["not_run"].as_u64().unwrap() > 0,
+        "inputs holding F5 stop being sent"
+    );
     // Inputs holding F5 got no answer: validity cannot be a pass.
     assert_eq!(d["levels"]["V"], "incomplete");
-    assert_eq!(o.status.code(), Some(1), "an incomplete gated level fails the gate");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an incomplete gated level fails the gate"
+    );
 }
 
 #[test]
@@ -85,12 +107,20 @@ fn a_decoder_that_hangs_on_one_byte_is_narrowed_and_its_children_killed() {
     }
     let (_, report) = audit("hang-ff", &[]);
     let d = decoder(&report);
-    assert!(incidents(d).contains(&("timeout".into(), "ff".into())), "{}", d["incidents"]);
+    assert!(
+        incidents(d).contains(&("timeout".into(), "ff".into())),
+        "{}",
+        d["incidents"]
+    );
     assert!(d["not_run"].as_u64().unwrap() > 0);
     // The adapter's child (sleep 3600) went with its process group.
     let left = Command::new("pgrep").args(["-f", "^sleep 3600$"]).output();
     if let Ok(left) = left {
-        assert!(left.stdout.is_empty(), "orphans: {}", String::from_utf8_lossy(&left.stdout));
+        assert!(
+            left.stdout.is_empty(),
+            "orphans: {}",
+            String::from_utf8_lossy(&left.stdout)
+        );
     }
 }
 
@@ -103,7 +133,11 @@ fn a_decoder_that_hangs_after_its_hello_costs_a_few_timeouts() {
     let d = decoder(&report);
     // Narrowed to any input at all (the empty input), then nothing more
     // is sent.
-    assert!(incidents(d).contains(&("timeout".into(), String::new())), "{}", d["incidents"]);
+    assert!(
+        incidents(d).contains(&("timeout".into(), String::new())),
+        "{}",
+        d["incidents"]
+    );
     assert_eq!(d["levels"]["V"], "incomplete");
     assert_eq!(d["policy"], "no-answer");
     assert_eq!(d["bom"], "no-answer");
@@ -117,7 +151,11 @@ fn an_adapter_that_closes_stdout_and_keeps_running_does_not_hang_the_audit() {
     let (_, report) = audit("close-stdout", &[]);
     let d = decoder(&report);
     let detail = d["incidents"][0]["detail"].as_str().unwrap_or_default();
-    assert!(detail.contains("closed its stdout but kept running"), "{}", d["incidents"]);
+    assert!(
+        detail.contains("closed its stdout but kept running"),
+        "{}",
+        d["incidents"]
+    );
 }
 
 #[test]
@@ -133,7 +171,11 @@ fn garbage_and_wrong_ids_on_every_request_are_narrowed_to_any_input() {
             "{mode}: {}",
             d["incidents"]
         );
-        assert!(d["restarts"].as_u64().unwrap() < 20, "{mode}: {}", d["restarts"]);
+        assert!(
+            d["restarts"].as_u64().unwrap() < 20,
+            "{mode}: {}",
+            d["restarts"]
+        );
     }
 }
 
@@ -143,9 +185,17 @@ fn a_line_with_no_end_is_a_protocol_error_not_an_abort() {
         return;
     }
     let (o, report) = audit("endless-line", &[]);
-    assert!(o.status.code().is_some_and(|c| c < 2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.code().is_some_and(|c| c < 2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let d = decoder(&report);
-    assert!(d["incidents"].to_string().contains("longer than"), "{}", d["incidents"]);
+    assert!(
+        d["incidents"].to_string().contains("longer than"),
+        "{}",
+        d["incidents"]
+    );
 }
 
 #[test]
@@ -183,7 +233,11 @@ fn non_utf8_stderr_is_read_kept_and_harmless() {
     let (_, report) = audit("stderr-binary", &[]);
     let d = decoder(&report);
     assert_eq!(d["levels"]["V"], "pass", "{}", d["incidents"]);
-    assert!(d["incidents"].as_array().unwrap().is_empty(), "{}", d["incidents"]);
+    assert!(
+        d["incidents"].as_array().unwrap().is_empty(),
+        "{}",
+        d["incidents"]
+    );
     let tail = d["stderr_tail"].to_string();
     assert!(tail.contains("not utf-8"), "{tail}");
 }
@@ -196,7 +250,11 @@ fn a_refused_request_leaves_the_adapter_running() {
     let (_, report) = audit("refuse-long", &[]);
     let d = decoder(&report);
     assert_eq!(d["restarts"], 0, "{}", d["incidents"]);
-    assert!(d["incidents"].to_string().contains("longer than 100 bytes"), "{}", d["incidents"]);
+    assert!(
+        d["incidents"].to_string().contains("longer than 100 bytes"),
+        "{}",
+        d["incidents"]
+    );
 }
 
 #[test]
@@ -223,7 +281,11 @@ fn bad_options_are_refused_before_any_work() {
         .args(["diff", "-d", "", "-n", "10"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2), "an empty decoder name is a usage error");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "an empty decoder name is a usage error"
+    );
 }
 
 #[test]
@@ -235,15 +297,27 @@ fn ctrl_c_writes_a_partial_report() {
     let script = root().join("tests/fixtures/hostile_adapter.py");
     let cmd = format!("python3 {} hang-after-hello", script.display());
     let child = Command::new(env!("CARGO_BIN_EXE_utf8conform"))
-        .args(["audit", "-d", "slow", "--cmd", &cmd, "--timeout", "30", "--out"])
+        .args([
+            "audit",
+            "-d",
+            "slow",
+            "--cmd",
+            &cmd,
+            "--timeout",
+            "30",
+            "--out",
+        ])
         .arg(&out)
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_secs(3));
-    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130));
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert!(report["partial"].as_str().unwrap().contains("interrupted"));
     let _ = std::fs::remove_dir_all(&out);
 }

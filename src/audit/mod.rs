@@ -37,7 +37,7 @@ use crate::reference;
 use crate::report::{
     status, Checked, DecoderReport, FailureRecord, IncidentRecord, MatrixRow, Probe,
 };
-use crate::vectors::{run, Case, VectorFile};
+use crate::vectors::{run, VectorFile};
 use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::Instant;
@@ -461,14 +461,10 @@ impl Audit<'_> {
             }
         }
         self.checked.streams += vector_run.streams;
-        let decodes = decodes(self.caps);
         let mut cells = Vec::new();
         for file in files {
             for case in &file.cases {
-                let ran = match case {
-                    Case::Decode(_) => decodes,
-                    Case::Encode(_) => self.caps.has(Capability::Encode),
-                };
+                let ran = case.runs_on(self.caps);
                 let cell = if !ran {
                     "n/a".to_string()
                 } else if let Some(found) = by_case.get(&(file.category.as_str(), case.id())) {
@@ -905,16 +901,15 @@ pub fn work(subject: &Subject, files: &[VectorFile], options: &AuditOptions) -> 
 /// A decoder's cell for every vector case, rebuilt from its report (its
 /// claims say which cases ran; `vector_cells` holds every cell but `pass`).
 pub fn cells_of(report: &DecoderReport, files: &[VectorFile]) -> Vec<CaseCell> {
-    let claims = |name: &str| report.capabilities.iter().any(|c| c == name);
-    let decodes = claims("validate") || claims("lossy") || claims("decode");
-    let encodes = claims("encode");
+    let caps = report
+        .capabilities
+        .iter()
+        .filter_map(|c| Capabilities::parse_one(c))
+        .fold(Capabilities::NONE, Capabilities::union);
     let mut cells = Vec::new();
     for file in files {
         for case in &file.cases {
-            let ran = match case {
-                Case::Decode(_) => decodes,
-                Case::Encode(_) => encodes,
-            };
+            let ran = case.runs_on(caps);
             let id = format!("{}/{}", file.category, case.id());
             cells.push(match report.vector_cells.get(&id) {
                 Some(cell) => cell.clone(),
@@ -943,10 +938,7 @@ pub fn matrix(files: &[VectorFile], columns: &[Vec<CaseCell>]) -> Vec<MatrixRow>
                 row.last_id = case.id().to_string();
                 continue;
             }
-            let (input, note) = match case {
-                Case::Decode(d) => (d.bytes.clone(), d.note.clone()),
-                Case::Encode(e) => (format!("U+{:04X}", e.scalar), e.note.clone()),
-            };
+            let (input, note) = (case.shown_input(), case.note().to_string());
             rows.push(MatrixRow {
                 category: file.category.clone(),
                 first_id: case.id().to_string(),

@@ -341,7 +341,8 @@ impl Poison {
     fn matches(&self, request: &Request) -> bool {
         // An empty core is "any request at all": an encode too.
         !self.disproved
-            && (self.core.is_empty() || request_bytes(request).is_some_and(|b| contains(&b, &self.core)))
+            && (self.core.is_empty()
+                || request_bytes(request).is_some_and(|b| contains(&b, &self.core)))
     }
 }
 

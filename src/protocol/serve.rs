@@ -117,7 +117,11 @@ pub fn serve(
 /// (0 at the end of input) and whether the line fitted; a line that does
 /// not fit is left unread past the cap ([`skip_line`] drops the rest), so
 /// that a line with no end costs `cap` bytes of memory and no more waiting.
-pub fn read_line_capped(input: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<(usize, bool)> {
+pub fn read_line_capped(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> io::Result<(usize, bool)> {
     let mut read = 0;
     loop {
         let available = match input.fill_buf() {
@@ -274,13 +278,29 @@ mod tests {
         let input = format!("{long}{{\"id\":2,\"op\":\"decode\",\"bytes\":\"41\"}}\n");
         let mut reader = io::BufReader::with_capacity(16, input.as_bytes());
         let mut buf = Vec::new();
-        assert_eq!(
-            read_line_capped(&mut reader, &mut buf, 100).unwrap(),
-            (long.len(), false)
-        );
-        assert!(buf.is_empty());
-        buf.clear();
+        let (_, fits) = read_line_capped(&mut reader, &mut buf, 100).unwrap();
+        assert!(!fits && buf.is_empty());
+        skip_line(&mut reader).unwrap();
         let (_, fits) = read_line_capped(&mut reader, &mut buf, 100).unwrap();
         assert!(fits && buf.starts_with(b"{\"id\":2"));
+        // Through serve: the long line is a bad request, the next answered.
+        let lines = format!(
+            "{{\"id\":1,\"op\":\"decode\",\"bytes\":\"{}\"}}\n{{\"id\":2,\"op\":\"decode\",\"bytes\":\"41\"}}\n",
+            "41".repeat(MAX_LINE)
+        );
+        let mut out = Vec::new();
+        serve(
+            &ReferenceDecoder,
+            io::BufReader::new(lines.as_bytes()),
+            &mut out,
+        )
+        .unwrap();
+        let answers: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+        assert!(answers[1].contains("line longer than"), "{}", answers[1]);
+        assert!(
+            answers[2].starts_with("{\"id\":2,\"valid\":true"),
+            "{}",
+            answers[2]
+        );
     }
 }

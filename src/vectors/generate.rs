@@ -13,9 +13,10 @@
 //! must match the generated case with its id exactly.
 
 use super::pinned::{Pin, PINNED};
-use super::{Case, DecodeCase, EncodeCase, VectorFile, SCHEMA_VERSION};
+use super::{Case, DecodeCase, EncodeCase, StreamCase, VectorFile, SCHEMA_VERSION};
 use crate::generate::encode_any;
 use crate::hex;
+use crate::outcome::{StreamMode, StreamRun};
 use crate::reference;
 use std::collections::HashSet;
 
@@ -83,32 +84,7 @@ impl Category {
                 }
                 _ => {}
             }
-            let lossy = reference::decode_lossy(&input.bytes)
-                .into_iter()
-                .map(u32::from)
-                .collect();
-            let case = match strict {
-                Ok(chars) => DecodeCase {
-                    id: input.id,
-                    bytes: hex::encode(&input.bytes),
-                    valid: true,
-                    scalars: Some(chars.into_iter().map(u32::from).collect()),
-                    valid_up_to: None,
-                    error_len: None,
-                    lossy,
-                    note: input.note,
-                },
-                Err(e) => DecodeCase {
-                    id: input.id,
-                    bytes: hex::encode(&input.bytes),
-                    valid: false,
-                    scalars: None,
-                    valid_up_to: Some(e.valid_up_to()),
-                    error_len: Some(e.error_len()),
-                    lossy,
-                    note: input.note,
-                },
-            };
+            let case = DecodeCase::from_reference(input.id, &input.bytes, input.note);
             cases.push(Case::Decode(case));
         }
         Ok(VectorFile {
@@ -722,6 +698,207 @@ fn rfc_examples() -> Category {
     c
 }
 
+fn interrupted() -> Category {
+    let mut c = Category::new(
+        "interrupted",
+        "What other suites check and the other categories did not: the empty input; sequences cut short by a byte that can never follow (C0, C1, F5-FF, or ASCII NUL); sequences cut short after valid text and followed by ASCII, by a lead byte or by a bad byte; bad lead bytes after valid text; a BOM repeated and in the middle.",
+        &[RFC_4, RFC_6, UNICODE_MAXIMAL, WHATWG],
+        Intent::Mixed,
+    );
+    c.add(
+        "empty",
+        Vec::new(),
+        "the empty input: valid, nothing decoded",
+    );
+    let sequences: [(u32, &str); 6] = [
+        (0x00E9, "2-byte"),
+        (0x0800, "3-byte after E0"),
+        (0x20AC, "3-byte"),
+        (0xD7FF, "3-byte after ED"),
+        (0x10000, "4-byte after F0"),
+        (0x10FFFF, "4-byte after F4"),
+    ];
+    let breakers: [(u8, &str); 6] = [
+        (0xC0, "C0"),
+        (0xC1, "C1"),
+        (0xF5, "F5"),
+        (0xFE, "FE"),
+        (0xFF, "FF"),
+        (0x00, "NUL"),
+    ];
+    for (s, what) in sequences {
+        let full = utf8(s);
+        for keep in 1..full.len() {
+            let cut = &full[..keep];
+            for (b, name) in breakers {
+                c.add(
+                    format!("cut-u+{s:04x}-{keep}-by-{}", name.to_lowercase()),
+                    cat(&[cut, &[b]]),
+                    format!("{what} U+{s:04X} cut to {} by {name}", hex::encode(cut)),
+                );
+            }
+        }
+    }
+    let text = "a\u{e9}\u{20ac}".as_bytes();
+    for (s, what) in [(0x00E9, "2-byte"), (0x20AC, "3-byte"), (0x1F600, "4-byte")] {
+        let full = utf8(s);
+        for keep in 1..full.len() {
+            let cut = &full[..keep];
+            for (after, name) in [
+                (&b"A"[..], "ascii"),
+                (b"\xC3\xA9", "lead"),
+                (b"\xFF", "bad"),
+            ] {
+                c.add(
+                    format!("text-then-cut-u+{s:04x}-{keep}-then-{name}"),
+                    cat(&[text, cut, after]),
+                    format!(
+                        "valid text, {what} U+{s:04X} cut to {}, then {name}",
+                        hex::encode(cut)
+                    ),
+                );
+            }
+        }
+    }
+    for (lead, name) in [
+        (0x80u8, "80"),
+        (0xBF, "bf"),
+        (0xC0, "c0"),
+        (0xC1, "c1"),
+        (0xF5, "f5"),
+        (0xF8, "f8"),
+        (0xFE, "fe"),
+        (0xFF, "ff"),
+    ] {
+        c.add(
+            format!("text-then-bad-lead-{name}"),
+            cat(&[text, &[lead], b"z"]),
+            format!(
+                "valid text, then {} which starts no sequence, then 'z'",
+                name.to_uppercase()
+            ),
+        );
+    }
+    let bom = utf8(0xFEFF);
+    c.add(
+        "bom-repeated-then-text",
+        cat(&[&bom, &bom, b"A"]),
+        "two BOMs at the start: both are characters (§6)",
+    );
+    c.add(
+        "bom-thrice",
+        cat(&[&bom, &bom, &bom]),
+        "three BOMs and nothing else",
+    );
+    c.add(
+        "bom-repeated-in-text",
+        cat(&[b"A", &bom, &bom, b"B"]),
+        "two BOMs in the middle of text",
+    );
+    c
+}
+
+/// A category of streaming cases: each input in each mode, fed in the
+/// chunkings that matter; the expected calls from [`reference::stream`],
+/// cross-checked against the pins.
+struct StreamCategory {
+    cases: Vec<Case>,
+}
+
+impl StreamCategory {
+    fn add(&mut self, id: &str, chunks: &[&[u8]], note: &str) {
+        for mode in [StreamMode::Strict, StreamMode::Lossy] {
+            let run = StreamRun::new(chunks.iter().map(|c| c.to_vec()).collect());
+            self.cases.push(Case::Stream(StreamCase {
+                id: format!("{id}-{}", mode.as_str()),
+                mode,
+                chunks: chunks.iter().map(|c| hex::encode(c)).collect(),
+                expected: reference::stream::expect(mode, &run),
+                note: note.to_string(),
+            }));
+        }
+    }
+}
+
+fn streaming() -> VectorFile {
+    let mut c = StreamCategory { cases: Vec::new() };
+    // The web-platform-tests' streaming expectations.
+    c.add(
+        "wpt-e0-80-then-80",
+        &[b"\xE0\x80", b"\x80"],
+        "E0 80 | 80: both U+FFFDs of E0 80 at once (80 cannot follow E0), one more for the 80",
+    );
+    c.add(
+        "wpt-f0-9f-92-then-a9",
+        &[b"\xF0\x9F\x92", b"\xA9"],
+        "F0 9F 92 | A9: nothing until A9 completes U+1F4A9",
+    );
+    c.add(
+        "cut-u+1f600-every-byte",
+        &[b"\xF0", b"\x9F", b"\x98", b"\x80"],
+        "U+1F600 a byte at a time: nothing until the last",
+    );
+    c.add(
+        "cut-u+20ac-then-ascii",
+        &[b"\xE2\x82", b"A"],
+        "E2 82 | A: the U+FFFD comes with the A, not before",
+    );
+    c.add(
+        "truncated-at-the-end",
+        &[b"A\xE2\x82"],
+        "a tail cut at the end: one U+FFFD from the flush (lossy), error_len null (strict)",
+    );
+    c.add(
+        "surrogate-start-then-tail",
+        &[b"\xED\xA0", b"\x80"],
+        "ED A0 | 80: ED A0 can never be completed (a surrogate): decided at once",
+    );
+    c.add(
+        "above-max-byte-by-byte",
+        &[b"\xF4", b"\x90", b"\x80", b"\x80"],
+        "F4 | 90 | 80 | 80: F4 90 is already impossible in the second call",
+    );
+    c.add(
+        "empty-chunks",
+        &[b"", b"\xC3", b"", b"\xA9", b""],
+        "empty chunks are calls that return nothing",
+    );
+    c.add("no-chunks", &[], "no input at all, only the flush");
+    c.add(
+        "bom-split",
+        &[b"\xEF", b"\xBB\xBF", b"A"],
+        "a BOM split across chunks: a character like any other (§6)",
+    );
+    c.add(
+        "bom-split-repeated",
+        &[b"\xEF\xBB", b"\xBF\xEF", b"\xBB\xBF"],
+        "two BOMs, each split",
+    );
+    c.add(
+        "bad-byte-between-chunks",
+        &[b"A", b"\xFF", b"B"],
+        "a lone FF between two letters",
+    );
+    c.add(
+        "cut-by-c0",
+        &[b"\xC2", b"\xC0"],
+        "C2 | C0: C0 cannot continue C2, and is a subpart itself",
+    );
+    c.add("cut-by-ff", &[b"\xF0\x90\x80", b"\xFF"], "F0 90 80 | FF");
+    c.add(
+        "error-after-text",
+        &[b"ab\xC0", b"\xAFcd"],
+        "an overlong split after text: strict stops in the first call",
+    );
+    VectorFile {
+        schema: SCHEMA_VERSION,
+        category: "streaming".into(),
+        description: "Inputs fed in chunks to one decoder object, then flushed: what each call must return (the WHATWG Encoding Standard's streaming decode, which Unicode §3.9's maximal subparts imply: every character a call completes, a U+FFFD as soon as a sequence can no longer be completed, nothing for one that still can), in strict and lossy mode.".into(),
+        references: vec![RFC_4.into(), UNICODE_MAXIMAL.into(), WHATWG.into()],
+        cases: c.cases,
+    }
+}
+
 fn encode() -> Result<VectorFile, String> {
     let mut cases = Vec::new();
     let mut add = |id: String, scalar: u32, note: String| {
@@ -797,10 +974,12 @@ pub fn all() -> Result<Vec<VectorFile>, String> {
         rfc_examples(),
         surrogates(),
         truncated(),
+        interrupted(),
     ] {
         files.push(category.build()?);
     }
     files.push(encode()?);
+    files.push(streaming());
     files.sort_by(|a, b| a.category.cmp(&b.category));
     let mut ids = HashSet::new();
     for f in &files {
@@ -838,18 +1017,17 @@ pub fn check_pins(files: &[VectorFile]) -> Result<(), String> {
                 if d.bytes != hex::encode(bytes) {
                     return mismatch("the input");
                 }
-                let (valid, scalars, up_to, len, lossy) = expect.fields();
-                if d.valid != valid {
-                    return mismatch("valid");
-                }
-                if d.scalars != scalars {
-                    return mismatch("scalars");
-                }
-                if d.valid_up_to != up_to || d.error_len != len {
-                    return mismatch("valid_up_to/error_len");
-                }
-                if d.lossy != lossy {
-                    return mismatch("lossy");
+                let want = expect.answer();
+                for (field, same) in [
+                    ("valid", d.expected.valid == want.valid),
+                    ("scalars", d.expected.scalars == want.scalars),
+                    ("valid_up_to", d.expected.valid_up_to == want.valid_up_to),
+                    ("error_len", d.expected.error_len == want.error_len),
+                    ("lossy", d.expected.lossy == want.lossy),
+                ] {
+                    if !same {
+                        return mismatch(field);
+                    }
                 }
             }
             (
@@ -865,6 +1043,32 @@ pub fn check_pins(files: &[VectorFile]) -> Result<(), String> {
                 }
                 if e.bytes != bytes.map(hex::encode) || e.error.as_deref() != *error {
                     return mismatch("the encoding");
+                }
+            }
+            (
+                Case::Stream(t),
+                Pin::Stream {
+                    chunks,
+                    calls,
+                    error,
+                },
+            ) => {
+                let want: Vec<String> = chunks.iter().map(|c| hex::encode(c)).collect();
+                if t.chunks != want {
+                    return mismatch("the chunks");
+                }
+                let got_calls = t.expected.calls.as_deref().unwrap_or_default();
+                if got_calls.len() != calls.len()
+                    || got_calls.iter().zip(*calls).any(|(g, w)| g != w)
+                {
+                    return mismatch("the calls");
+                }
+                let got_error = t
+                    .expected
+                    .error
+                    .map(|e| (e.call, e.valid_up_to, e.error_len));
+                if got_error != error.map(|(call, at, len)| (call, Some(at), Some(len))) {
+                    return mismatch("the error");
                 }
             }
             _ => return mismatch("the kind of case"),

@@ -18,7 +18,7 @@ pub mod promote;
 pub mod run;
 
 use crate::hex;
-use crate::outcome::Answer;
+use crate::outcome::{Answer, Capabilities, Capability, StreamAnswer, StreamMode, StreamRun};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -41,6 +41,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
     ("encode.json", include_str!("../../vectors/encode.json")),
     (
+        "interrupted.json",
+        include_str!("../../vectors/interrupted.json"),
+    ),
+    (
         "lead-bytes.json",
         include_str!("../../vectors/lead-bytes.json"),
     ),
@@ -52,6 +56,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "rfc-examples.json",
         include_str!("../../vectors/rfc-examples.json"),
+    ),
+    (
+        "streaming.json",
+        include_str!("../../vectors/streaming.json"),
     ),
     (
         "surrogates.json",
@@ -106,11 +114,13 @@ pub struct VectorFile {
     pub cases: Vec<Case>,
 }
 
-/// A decode or an encode case.
+/// A decode, a stream or an encode case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Case {
     /// Bytes in, outcome expected.
     Decode(DecodeCase),
+    /// Bytes in chunks, each call's output expected.
+    Stream(StreamCase),
     /// A number in, bytes or refusal expected.
     Encode(EncodeCase),
 }
@@ -120,36 +130,56 @@ impl Case {
     pub fn id(&self) -> &str {
         match self {
             Case::Decode(c) => &c.id,
+            Case::Stream(c) => &c.id,
             Case::Encode(c) => &c.id,
+        }
+    }
+
+    /// Whether a decoder claiming `caps` is asked this case.
+    pub fn runs_on(&self, caps: Capabilities) -> bool {
+        match self {
+            Case::Decode(_) => {
+                caps.has(Capability::Validate)
+                    || caps.has(Capability::Lossy)
+                    || caps.has(Capability::Decode)
+            }
+            Case::Stream(c) => caps.stream_modes().any(|m| m == c.mode),
+            Case::Encode(_) => caps.has(Capability::Encode),
+        }
+    }
+
+    /// The input as a report shows it: hex, `U+XXXX`, or chunks as
+    /// `e0 80 | 80`.
+    pub fn shown_input(&self) -> String {
+        match self {
+            Case::Decode(c) => c.bytes.clone(),
+            Case::Stream(c) => format!("{} {}", c.mode.as_str(), c.run().show()),
+            Case::Encode(c) => format!("U+{:04X}", c.scalar),
+        }
+    }
+
+    /// What the case exercises.
+    pub fn note(&self) -> &str {
+        match self {
+            Case::Decode(c) => &c.note,
+            Case::Stream(c) => &c.note,
+            Case::Encode(c) => &c.note,
         }
     }
 }
 
-/// A decode case: the expected outcome for `bytes`.
+/// A decode case: the expected outcome for `bytes`, every field of an
+/// [`Answer`] (in the file, the answer's fields sit beside the id).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DecodeCase {
     /// Stable, unique identifier.
     pub id: String,
     /// The input, lowercase hex.
     pub bytes: String,
-    /// Whether the input is well-formed UTF-8.
-    pub valid: bool,
-    /// The scalar values, when valid.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scalars: Option<Vec<u32>>,
-    /// Bytes before the first ill-formed sequence, when invalid.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub valid_up_to: Option<usize>,
-    /// Maximal subpart length, or `null` for an incomplete end; when invalid.
-    #[serde(
-        default,
-        deserialize_with = "crate::outcome::present_or_null",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub error_len: Option<Option<u8>>,
-    /// One U+FFFD per maximal subpart.
-    pub lossy: Vec<u32>,
+    /// The expected outcome: `valid` and `lossy` always, `scalars` when
+    /// valid, `valid_up_to` and `error_len` when not.
+    #[serde(flatten)]
+    pub expected: Answer,
     /// What the case exercises.
     pub note: String,
 }
@@ -160,15 +190,55 @@ impl DecodeCase {
         hex::decode(&self.bytes).expect("hex checked at load time")
     }
 
-    /// The expected outcome as an [`Answer`] with every field.
+    /// Whether the input is well-formed.
+    pub fn valid(&self) -> bool {
+        self.expected.valid == Some(true)
+    }
+
+    /// The expected outcome.
     pub fn expected(&self) -> Answer {
-        Answer {
-            valid: Some(self.valid),
-            scalars: self.scalars.clone(),
-            valid_up_to: self.valid_up_to,
-            error_len: self.error_len,
-            lossy: Some(self.lossy.clone()),
+        self.expected.clone()
+    }
+
+    /// The case for `bytes`, its expectation computed by the reference
+    /// decoder (all of `valid`, `lossy`, and `scalars` or the error).
+    pub fn from_reference(id: String, bytes: &[u8], note: String) -> DecodeCase {
+        DecodeCase {
+            id,
+            bytes: hex::encode(bytes),
+            expected: crate::differential::expected(bytes),
+            note,
         }
+    }
+}
+
+/// A stream case: an input fed in chunks to one decoder object, then
+/// flushed, and what each call must return (the calls and, for a strict
+/// stream, where it stops: [`StreamAnswer`]'s fields beside the id).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamCase {
+    /// Stable, unique identifier.
+    pub id: String,
+    /// `strict` or `lossy`.
+    pub mode: StreamMode,
+    /// The chunks, lowercase hex each.
+    pub chunks: Vec<String>,
+    /// The expected calls (and error).
+    #[serde(flatten)]
+    pub expected: StreamAnswer,
+    /// What the case exercises.
+    pub note: String,
+}
+
+impl StreamCase {
+    /// The run: the chunks as bytes, flushed.
+    pub fn run(&self) -> StreamRun {
+        StreamRun::new(
+            self.chunks
+                .iter()
+                .map(|c| hex::decode(c).expect("hex checked at load time"))
+                .collect(),
+        )
     }
 }
 
@@ -243,6 +313,7 @@ impl VectorFile {
             .map(|c| {
                 let json = match c {
                     Case::Decode(d) => serde_json::to_string(d),
+                    Case::Stream(t) => serde_json::to_string(t),
                     Case::Encode(e) => serde_json::to_string(e),
                 };
                 format!("    {}", json.expect("cases serialise"))
@@ -339,20 +410,97 @@ impl VectorFile {
     }
 }
 
+/// What each field of a case may hold, checked before serde reads it: a
+/// field of the wrong type is named in the error, where serde's own
+/// message would not say which.
+fn check_types(raw: &Value) -> Result<(), (Option<String>, String)> {
+    let Value::Object(map) = raw else {
+        return Err((None, "a case must be a JSON object".into()));
+    };
+    let kind = if map.contains_key("scalar") {
+        "encode"
+    } else if map.contains_key("chunks") {
+        "stream"
+    } else {
+        "decode"
+    };
+    let known: &[&str] = match kind {
+        "encode" => &["id", "scalar", "bytes", "error", "note"],
+        "stream" => &["id", "mode", "chunks", "calls", "error", "note"],
+        _ => &[
+            "id",
+            "bytes",
+            "valid",
+            "scalars",
+            "valid_up_to",
+            "error_len",
+            "lossy",
+            "note",
+        ],
+    };
+    let numbers = |v: &Value| v.as_array().is_some_and(|a| a.iter().all(Value::is_u64));
+    for (key, value) in map {
+        if !known.contains(&key.as_str()) {
+            return Err((
+                Some(key.clone()),
+                format!(
+                    "unknown field in a {kind} case (known: {})",
+                    known.join(", ")
+                ),
+            ));
+        }
+        let (ok, want) = match (kind, key.as_str()) {
+            ("stream", "error") => (
+                value.is_object(),
+                "an object (call, valid_up_to, error_len)",
+            ),
+            (_, "valid") => (value.is_boolean(), "true or false"),
+            (_, "scalars" | "lossy") => (numbers(value), "a list of code points (numbers)"),
+            (_, "valid_up_to" | "scalar") => (value.is_u64(), "a number"),
+            (_, "error_len") => (value.is_null() || value.is_u64(), "a number or null"),
+            (_, "chunks") => (
+                value
+                    .as_array()
+                    .is_some_and(|a| a.iter().all(Value::is_string)),
+                "a list of hex strings",
+            ),
+            (_, "calls") => (
+                value.as_array().is_some_and(|a| a.iter().all(numbers)),
+                "a list of lists of code points",
+            ),
+            _ => (value.is_string(), "a string"),
+        };
+        if !ok {
+            return Err((Some(key.clone()), format!("must be {want}, not {value}")));
+        }
+    }
+    Ok(())
+}
+
 /// Parses one case; on error, the field (if known) and the message.
 fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
-    let is_encode = raw.get("scalar").is_some();
+    check_types(raw)?;
     let serde_error = |e: serde_json::Error| {
         // serde names the field in messages such as "missing field `valid`".
         let text = e.to_string();
         let field = text.split('`').nth(1).map(str::to_string);
         (field, text)
     };
-    if is_encode {
+    let lowercase_hex = |field: &str, text: &str| -> Result<Vec<u8>, (Option<String>, String)> {
+        let bytes = hex::decode(text).map_err(|e| (Some(field.into()), e.to_string()))?;
+        if text.chars().any(|c| c.is_ascii_uppercase()) {
+            return Err((
+                Some(field.into()),
+                "must be lowercase hex without separators".into(),
+            ));
+        }
+        Ok(bytes)
+    };
+    if raw.get("scalar").is_some() {
         let case: EncodeCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
         match (&case.bytes, &case.error) {
             (Some(b), None) => {
-                let bytes = hex::decode(b).map_err(|e| (Some("bytes".into()), e.to_string()))?;
+                let bytes = lowercase_hex("bytes", b)?;
                 if !(1..=4).contains(&bytes.len()) {
                     return Err((Some("bytes".into()), "must be 1 to 4 bytes".into()));
                 }
@@ -368,36 +516,66 @@ fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
         }
         return Ok(Case::Encode(case));
     }
-    let case: DecodeCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
-    let bytes = hex::decode(&case.bytes).map_err(|e| (Some("bytes".into()), e.to_string()))?;
-    if case
-        .bytes
-        .chars()
-        .any(|c| c.is_ascii_uppercase() || c == ' ' || c == '_')
-    {
-        return Err((
-            Some("bytes".into()),
-            "must be lowercase hex without separators".into(),
-        ));
+    if raw.get("chunks").is_some() {
+        let case: StreamCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
+        for (i, chunk) in case.chunks.iter().enumerate() {
+            lowercase_hex(&format!("chunks[{i}]"), chunk)?;
+        }
+        let calls = case
+            .expected
+            .calls
+            .as_ref()
+            .ok_or((Some("calls".into()), "required".into()))?;
+        match case.expected.error.map(|e| e.call) {
+            None if calls.len() != case.chunks.len() + 1 => {
+                return Err((
+                    Some("calls".into()),
+                    format!(
+                        "{} calls for {} chunks and the flush",
+                        calls.len(),
+                        case.chunks.len()
+                    ),
+                ))
+            }
+            Some(call) if call + 1 != calls.len() => {
+                return Err((
+                    Some("error".into()),
+                    format!("call {call} is not the last of the {} calls", calls.len()),
+                ))
+            }
+            Some(_) if case.mode == StreamMode::Lossy => {
+                return Err((Some("error".into()), "a lossy stream never stops".into()))
+            }
+            _ => {}
+        }
+        return Ok(Case::Stream(case));
     }
-    if case.valid {
-        if case.scalars.is_none() {
+    let case: DecodeCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
+    let bytes = lowercase_hex("bytes", &case.bytes)?;
+    let a = &case.expected;
+    let valid = a.valid.ok_or((Some("valid".into()), "required".into()))?;
+    let lossy = a
+        .lossy
+        .as_ref()
+        .ok_or((Some("lossy".into()), "required".into()))?;
+    if valid {
+        if a.scalars.is_none() {
             return Err((
                 Some("scalars".into()),
                 "required when \"valid\" is true".into(),
             ));
         }
-        if case.valid_up_to.is_some() || case.error_len.is_some() {
+        if a.valid_up_to.is_some() || a.error_len.is_some() {
             return Err((
                 None,
                 "valid_up_to and error_len are only for invalid input".into(),
             ));
         }
     } else {
-        if case.scalars.is_some() {
+        if a.scalars.is_some() {
             return Err((Some("scalars".into()), "only for valid input".into()));
         }
-        let up_to = case.valid_up_to.ok_or((
+        let up_to = a.valid_up_to.ok_or((
             Some("valid_up_to".into()),
             "required when \"valid\" is false".into(),
         ))?;
@@ -407,7 +585,7 @@ fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
                 format!("{up_to} is not inside the {}-byte input", bytes.len()),
             ));
         }
-        match case.error_len {
+        match a.error_len {
             None => {
                 return Err((
                     Some("error_len".into()),
@@ -425,8 +603,8 @@ fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
     }
     let non_scalar = |v: &[u32]| v.iter().find(|&&c| char::from_u32(c).is_none()).copied();
     for (name, list) in [
-        ("scalars", case.scalars.as_deref()),
-        ("lossy", Some(&case.lossy[..])),
+        ("scalars", a.scalars.as_deref()),
+        ("lossy", Some(&lossy[..])),
     ] {
         if let Some(bad) = list.and_then(non_scalar) {
             return Err((
@@ -495,6 +673,7 @@ pub fn digest(files: &[VectorFile]) -> String {
             eat(b":");
             match case {
                 Case::Decode(d) => eat(d.bytes.as_bytes()),
+                Case::Stream(t) => eat(t.chunks.join("|").as_bytes()),
                 Case::Encode(e) => eat(&e.scalar.to_le_bytes()),
             }
             eat(b";");

@@ -6,6 +6,8 @@
 //! They cover every example in the RFC, every row of Unicode's replacement
 //! tables, and a sample from every category.
 
+use crate::outcome::Answer;
+
 /// U+FFFD, spelled short so the lossy expectations below stay readable.
 const F: u32 = 0xFFFD;
 
@@ -25,32 +27,27 @@ pub enum Expect {
     },
 }
 
-/// `(valid, scalars, valid_up_to, error_len, lossy)`, as a vector file
-/// spells them.
-pub type Fields = (
-    bool,
-    Option<Vec<u32>>,
-    Option<usize>,
-    Option<Option<u8>>,
-    Vec<u32>,
-);
-
 impl Expect {
-    /// The expectation as a vector file's fields.
-    pub fn fields(&self) -> Fields {
+    /// The expectation as a complete [`Answer`], as a vector file holds it.
+    pub fn answer(&self) -> Answer {
         match *self {
-            Expect::Valid(s) => (true, Some(s.to_vec()), None, None, s.to_vec()),
+            Expect::Valid(s) => Answer {
+                valid: Some(true),
+                scalars: Some(s.to_vec()),
+                lossy: Some(s.to_vec()),
+                ..Answer::default()
+            },
             Expect::Invalid {
                 valid_up_to,
                 error_len,
                 lossy,
-            } => (
-                false,
-                None,
-                Some(valid_up_to),
-                Some(error_len),
-                lossy.to_vec(),
-            ),
+            } => Answer {
+                valid: Some(false),
+                valid_up_to: Some(valid_up_to),
+                error_len: Some(error_len),
+                lossy: Some(lossy.to_vec()),
+                ..Answer::default()
+            },
         }
     }
 }
@@ -64,6 +61,16 @@ pub enum Pin {
         bytes: &'static [u8],
         /// The outcome.
         expect: Expect,
+    },
+    /// A stream case: its chunks, each call's output, and where a strict
+    /// stream stops (call, whole-stream position, `error_len`).
+    Stream {
+        /// The chunks.
+        chunks: &'static [&'static [u8]],
+        /// Each call's output.
+        calls: &'static [&'static [u32]],
+        /// Where a strict stream stops.
+        error: Option<(usize, usize, Option<u8>)>,
     },
     /// An encode case.
     Encode {
@@ -167,8 +174,145 @@ const fn refused(
     }
 }
 
+const fn stream(
+    id: &'static str,
+    source: &'static str,
+    chunks: &'static [&'static [u8]],
+    calls: &'static [&'static [u32]],
+    error: Option<(usize, usize, Option<u8>)>,
+) -> Pinned {
+    Pinned {
+        category: "streaming",
+        id,
+        source,
+        pin: Pin::Stream {
+            chunks,
+            calls,
+            error,
+        },
+    }
+}
+
 /// Every hand-written expectation.
 pub const PINNED: &[Pinned] = &[
+    // The empty input, and inputs cut short by a byte that cannot follow.
+    valid(
+        "interrupted",
+        "empty",
+        "RFC 3629 §4 (UTF8-octets = *( UTF8-char ))",
+        b"",
+        &[],
+    ),
+    invalid(
+        "interrupted",
+        "cut-u+00e9-1-by-c0",
+        "Unicode §3.9 D93b",
+        b"\xC3\xC0",
+        0,
+        Some(1),
+        &[F, F],
+    ),
+    invalid(
+        "interrupted",
+        "cut-u+10000-3-by-ff",
+        "Unicode §3.9 D93b",
+        b"\xF0\x90\x80\xFF",
+        0,
+        Some(3),
+        &[F, F],
+    ),
+    invalid(
+        "interrupted",
+        "cut-u+0800-2-by-nul",
+        "Unicode §3.9 D93b",
+        b"\xE0\xA0\x00",
+        0,
+        Some(2),
+        &[F, 0],
+    ),
+    invalid(
+        "interrupted",
+        "text-then-cut-u+20ac-2-then-lead",
+        "Unicode §3.9 D93b",
+        b"a\xC3\xA9\xE2\x82\xAC\xE2\x82\xC3\xA9",
+        6,
+        Some(2),
+        &[0x61, 0xE9, 0x20AC, F, 0xE9],
+    ),
+    invalid(
+        "interrupted",
+        "text-then-bad-lead-f8",
+        "RFC 3629 §4 (F8 starts no UTF8-char)",
+        b"a\xC3\xA9\xE2\x82\xAC\xF8z",
+        6,
+        Some(1),
+        &[0x61, 0xE9, 0x20AC, F, 0x7A],
+    ),
+    valid(
+        "interrupted",
+        "bom-repeated-then-text",
+        "RFC 3629 §6",
+        b"\xEF\xBB\xBF\xEF\xBB\xBFA",
+        &[0xFEFF, 0xFEFF, 0x41],
+    ),
+    // Streaming: the web-platform-tests' expectations, and the rest
+    // written from the WHATWG streaming rule by hand.
+    stream(
+        "wpt-e0-80-then-80-lossy",
+        "WHATWG Encoding, web-platform-tests",
+        &[b"\xE0\x80", b"\x80"],
+        &[&[F, F], &[F], &[]],
+        None,
+    ),
+    stream(
+        "wpt-f0-9f-92-then-a9-lossy",
+        "WHATWG Encoding, web-platform-tests",
+        &[b"\xF0\x9F\x92", b"\xA9"],
+        &[&[], &[0x1F4A9], &[]],
+        None,
+    ),
+    stream(
+        "wpt-e0-80-then-80-strict",
+        "WHATWG Encoding (fatal)",
+        &[b"\xE0\x80", b"\x80"],
+        &[&[]],
+        Some((0, 0, Some(1))),
+    ),
+    stream(
+        "truncated-at-the-end-strict",
+        "WHATWG Encoding (fatal)",
+        &[b"A\xE2\x82"],
+        &[&[0x41], &[]],
+        Some((1, 1, None)),
+    ),
+    stream(
+        "truncated-at-the-end-lossy",
+        "WHATWG Encoding",
+        &[b"A\xE2\x82"],
+        &[&[0x41], &[F]],
+        None,
+    ),
+    stream(
+        "bom-split-lossy",
+        "RFC 3629 §6, WHATWG Encoding",
+        &[b"\xEF", b"\xBB\xBF", b"A"],
+        &[&[], &[0xFEFF], &[0x41], &[]],
+        None,
+    ),
+    stream(
+        "empty-chunks-lossy",
+        "WHATWG Encoding",
+        &[b"", b"\xC3", b"", b"\xA9", b""],
+        &[&[], &[], &[], &[0xE9], &[], &[]],
+        None,
+    ),
+    stream(
+        "above-max-byte-by-byte-lossy",
+        "Unicode §3.9 D93b, WHATWG",
+        &[b"\xF4", b"\x90", b"\x80", b"\x80"],
+        &[&[], &[F, F], &[F], &[F], &[]],
+        None,
+    ),
     // RFC 3629 §7, "Examples": the bytes and characters exactly as given.
     valid(
         "rfc-examples",

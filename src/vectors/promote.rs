@@ -4,8 +4,6 @@
 //! other vector file.
 
 use super::{Case, DecodeCase, VectorFile, SCHEMA_VERSION};
-use crate::hex;
-use crate::reference;
 use std::path::Path;
 
 /// The file promoted inputs go to, inside the vectors folder.
@@ -33,29 +31,7 @@ pub fn id_for(bytes: &[u8]) -> String {
 
 /// The case for `bytes`, its expectations computed by the reference.
 pub fn case_for(bytes: &[u8], note: &str) -> DecodeCase {
-    let lossy = reference::decode_lossy(bytes)
-        .into_iter()
-        .map(u32::from)
-        .collect();
-    let (valid, scalars, valid_up_to, error_len) = match reference::decode(bytes) {
-        Ok(chars) => (
-            true,
-            Some(chars.into_iter().map(u32::from).collect()),
-            None,
-            None,
-        ),
-        Err(e) => (false, None, Some(e.valid_up_to()), Some(e.error_len())),
-    };
-    DecodeCase {
-        id: id_for(bytes),
-        bytes: hex::encode(bytes),
-        valid,
-        scalars,
-        valid_up_to,
-        error_len,
-        lossy,
-        note: note.to_string(),
-    }
+    DecodeCase::from_reference(id_for(bytes), bytes, note.to_string())
 }
 
 /// Adds `bytes` to `dir/regressions.json` (creating it), unless the same
@@ -116,11 +92,12 @@ mod tests {
         let Case::Decode(c) = &file.cases[0] else {
             panic!()
         };
+        let e = &c.expected;
         assert_eq!(
-            (c.valid, c.valid_up_to, c.error_len),
-            (false, Some(0), Some(Some(1)))
+            (e.valid, e.valid_up_to, e.error_len),
+            (Some(false), Some(0), Some(Some(1)))
         );
-        assert_eq!(c.lossy, [0xFFFD; 4]);
+        assert_eq!(e.lossy.as_deref(), Some(&[0xFFFD; 4][..]));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

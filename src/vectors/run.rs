@@ -152,12 +152,12 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
         .iter()
         .filter_map(|c| match c {
             Case::Decode(d) => Some(d),
-            Case::Encode(_) => None,
+            _ => None,
         })
         .collect();
-    let decodes = caps.has(Capability::Validate)
-        || caps.has(Capability::Lossy)
-        || caps.has(Capability::Decode);
+    let decodes = decode_cases
+        .first()
+        .is_some_and(|c| Case::Decode((*c).clone()).runs_on(caps));
     if decodes && !decode_cases.is_empty() {
         let inputs: Vec<Vec<u8>> = decode_cases.iter().map(|c| c.input()).collect();
         let refs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
@@ -214,10 +214,55 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
             record(&case.id, case.bytes.clone(), mismatches, result);
         }
     }
+    // Stream cases, in the modes the decoder streams in, against the calls
+    // the file expects.
+    let stream_cases: Vec<_> = file
+        .cases
+        .iter()
+        .filter(|c| c.runs_on(caps))
+        .filter_map(|c| match c {
+            Case::Stream(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    if !stream_cases.is_empty() {
+        let requests: Vec<Request> = stream_cases
+            .iter()
+            .map(|t| Request::Stream(t.mode, t.run()))
+            .collect();
+        result.streams += requests.len() as u64;
+        for ((case, request), reply) in stream_cases
+            .iter()
+            .zip(&requests)
+            .zip(decoder.ask(&requests))
+        {
+            let Request::Stream(mode, run) = request else {
+                unreachable!("only streams were asked")
+            };
+            let mismatches = match reply {
+                Ok(Reply::Streamed(got)) => {
+                    differential::compare_stream(*mode, run, &case.expected, &got)
+                        .into_iter()
+                        .collect()
+                }
+                Ok(other) => vec![differential::failure_mismatch(
+                    Asked::Stream,
+                    &dec::wrong_reply(&other),
+                )],
+                Err(failure) => vec![differential::failure_mismatch(Asked::Stream, &failure)],
+            };
+            record(
+                &case.id,
+                Case::Stream((*case).clone()).shown_input(),
+                mismatches,
+                result,
+            );
+        }
+    }
     if caps.has(Capability::Encode) {
         for case in file.cases.iter().filter_map(|c| match c {
             Case::Encode(e) => Some(e),
-            Case::Decode(_) => None,
+            _ => None,
         }) {
             let expected = match (&case.bytes, case.error.as_deref()) {
                 (Some(b), _) => Ok(hex::decode(b).expect("hex checked at load time")),
@@ -252,10 +297,17 @@ fn run_file(file: &VectorFile, decoder: &dyn Decoder, result: &mut VectorRun) {
 /// places).
 pub const EVERY_CHUNKING_UP_TO: usize = 6;
 
+/// The longest input every single cut of which is tried; past it, the
+/// cuts in the first and last 64 bytes and 64 spread between. Every cut of
+/// an n-byte input is n runs of n bytes, n² in all: a 30 KB promoted
+/// regression would cost a quarter of an hour in `vectors check`.
+pub const EVERY_CUT_UP_TO: usize = 256;
+
 /// The chunkings a vector case is fed in (level C): every way to cut it
 /// when it is at most [`EVERY_CHUNKING_UP_TO`] bytes, else every single
-/// cut; uniform chunks of 1 to 5 bytes, as the web-platform-tests do; and
-/// empty chunks: one before the input, and one between every two bytes.
+/// cut (a sample of them past [`EVERY_CUT_UP_TO`]); uniform chunks of 1 to
+/// 5 bytes, as the web-platform-tests do; and empty chunks: one before the
+/// input, and one between every two bytes.
 pub fn chunkings(input: &[u8]) -> Vec<StreamRun> {
     let n = input.len();
     let mut cuts_list: Vec<Vec<usize>> = Vec::new();
@@ -263,11 +315,17 @@ pub fn chunkings(input: &[u8]) -> Vec<StreamRun> {
         for mask in 0u32..1 << n.saturating_sub(1) {
             cuts_list.push((1..n).filter(|&i| mask >> (i - 1) & 1 == 1).collect());
         }
-    } else {
+    } else if n <= EVERY_CUT_UP_TO {
         cuts_list.extend((0..=n).map(|cut| vec![cut]));
+    } else {
+        let ends = (0..=64).chain(n - 64..=n);
+        let spread = (1..64).map(|k| k * n / 64);
+        cuts_list.extend(ends.chain(spread).map(|cut| vec![cut]));
     }
     for size in 1..=5.min(n.max(1)) {
-        cuts_list.push((size..n).step_by(size).collect());
+        if n <= EVERY_CUT_UP_TO || size > 1 {
+            cuts_list.push((size..n).step_by(size).collect());
+        }
     }
     cuts_list.sort();
     cuts_list.dedup();
@@ -285,12 +343,14 @@ pub fn chunkings(input: &[u8]) -> Vec<StreamRun> {
     let mut leading = vec![Vec::new()];
     leading.push(input.to_vec());
     runs.push(StreamRun::new(leading));
-    let mut between: Vec<Vec<u8>> = Vec::new();
-    for &b in input {
-        between.push(vec![b]);
-        between.push(Vec::new());
+    if n <= EVERY_CUT_UP_TO {
+        let mut between: Vec<Vec<u8>> = Vec::new();
+        for &b in input {
+            between.push(vec![b]);
+            between.push(Vec::new());
+        }
+        runs.push(StreamRun::new(between));
     }
-    runs.push(StreamRun::new(between));
     runs
 }
 
