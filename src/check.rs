@@ -163,6 +163,7 @@ pub fn check_with(decoder: &dyn Decoder, options: &CheckOptions) -> Checked {
         description: "checked with utf8conform::check",
         expected_conformant: true,
         gate: &gate,
+        format: crate::reference::variants::Format::Utf8,
     };
     let (report, _) = audit::audit_decoder(decoder, &about, &files, options, &());
     let violations = violations_of(&report);

@@ -111,6 +111,20 @@ pub struct DecoderReport {
     /// (the next input continues it, as streaming APIs document).
     #[serde(default)]
     pub reuse_rules: Vec<String>,
+    /// The rules the decoder was scored by: `utf-8 (RFC 3629)`, or the
+    /// neighbouring format it implements on purpose.
+    #[serde(default)]
+    pub rules: String,
+    /// The formats (UTF-8 and its neighbours: RFC 2279, CESU-8, Modified
+    /// UTF-8, WTF-8, surrogatepass, surrogateescape) whose answers it
+    /// matches exactly on every probe: validity and decoded values (the
+    /// replacing output, for a decoder that only replaces).
+    #[serde(default)]
+    pub variants: Vec<String>,
+    /// When it matches none: the format it comes closest to, and where it
+    /// first departs from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest_variant: Option<Closest>,
     /// How many inputs each stage checked.
     pub checked: Checked,
     /// The vector cases whose cell in the matrix is neither `pass` nor
@@ -158,6 +172,19 @@ pub struct Probe {
     /// What the decoder answered (`valid, scalars [U+0041]`), or
     /// `no answer: …`.
     pub answer: String,
+}
+
+/// The format a decoder comes closest to without matching any.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Closest {
+    /// The format's name.
+    pub format: String,
+    /// How many probes it answers otherwise than that format.
+    pub differs_on: u64,
+    /// Of how many.
+    pub of: u64,
+    /// The first such probe, with its answer and the format's.
+    pub first: Probe,
 }
 
 /// A flag and its evidence.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use utf8conform::level::Level;
+use utf8conform::reference::variants::Format;
 
 /// One `[[adapter]]` table.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -29,9 +30,26 @@ pub struct AdapterConfig {
     /// non-zero when such a decoder fails a level.
     pub expected_conformant: bool,
     /// The levels the audit's exit status gates on for this decoder (default
-    /// all six), for a library documented to conform on some levels only.
+    /// all of them), for a library documented to conform on some levels
+    /// only.
     #[serde(default)]
     pub gate: Option<String>,
+    /// The neighbouring format the library implements on purpose (CESU-8,
+    /// Modified UTF-8, ...): it is then scored by that format's rules.
+    #[serde(default, deserialize_with = "format_by_name")]
+    pub format: Format,
+}
+
+/// A format's name (`cesu-8`, `wtf-8`, ...), as `Format::parse` reads it.
+fn format_by_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
+    let name = String::deserialize(d)?;
+    Format::parse(&name).ok_or_else(|| {
+        let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        serde::de::Error::custom(format!(
+            "unknown format {name:?} (known: {})",
+            known.join(", ")
+        ))
+    })
 }
 
 #[derive(Deserialize)]
@@ -210,8 +228,30 @@ mod tests {
             cmd: vec!["x".into()],
             expected_conformant: false,
             gate: None,
+            format: Format::Utf8,
         };
         let e = prepare(&a, Path::new("."), Duration::from_secs(60)).unwrap_err();
         assert!(e.contains("definitely-not-a-command-u8c"), "{e}");
+    }
+
+    #[test]
+    fn a_build_that_hangs_is_stopped_and_reported() {
+        let a = AdapterConfig {
+            name: "slow".into(),
+            description: "d".into(),
+            requires: vec![],
+            build: vec!["sh".into(), "-c".into(), "sleep 30".into()],
+            cmd: vec!["x".into()],
+            expected_conformant: false,
+            gate: None,
+            format: Format::Utf8,
+        };
+        let started = std::time::Instant::now();
+        let e = prepare(&a, Path::new("."), Duration::from_millis(300)).unwrap_err();
+        assert!(e.contains("did not finish within 0.3 s"), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the build was not stopped"
+        );
     }
 }

@@ -12,6 +12,7 @@ use utf8conform::audit::Subject;
 use utf8conform::decoders::process::{ProcessDecoder, ProcessSpec};
 use utf8conform::decoders::{self, builtin_description};
 use utf8conform::level::Level;
+use utf8conform::reference::variants::Format;
 use utf8conform::report::Skipped;
 
 /// The options every command that runs external decoders takes.
@@ -92,6 +93,7 @@ pub fn select(
                 description: format!("external command: {cmd}"),
                 expected_conformant: false,
                 gate: all_levels(),
+                format: Format::Utf8,
             }],
             skipped,
         });
@@ -176,6 +178,7 @@ fn subject(
             description: builtin_description(name).to_string(),
             expected_conformant: true,
             gate: all_levels(),
+            format: Format::Utf8,
         });
     }
     let Some(a) = adapter_list.iter().find(|a| a.name == name) else {
@@ -194,6 +197,7 @@ fn subject(
         description: a.description.clone(),
         expected_conformant: a.expected_conformant,
         gate: a.gate.clone().unwrap_or_else(all_levels),
+        format: a.format,
     })
 }
 

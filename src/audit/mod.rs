@@ -34,8 +34,9 @@ use crate::outcome::{
     Answer, Capabilities, Capability, Failure, FailureKind, Incident, StreamAnswer, StreamRun,
 };
 use crate::reference;
+use crate::reference::variants::Format;
 use crate::report::{
-    status, Checked, DecoderReport, FailureRecord, IncidentRecord, MatrixRow, Probe,
+    status, Checked, Closest, DecoderReport, FailureRecord, IncidentRecord, MatrixRow, Probe,
 };
 use crate::vectors::{run, VectorFile};
 use std::collections::BTreeMap;
@@ -67,6 +68,9 @@ pub struct Subject {
     pub expected_conformant: bool,
     /// The levels the exit status gates on when it is expected to conform.
     pub gate: String,
+    /// The format it implements on purpose, whose rules it is scored by
+    /// (UTF-8 for all but the neighbours of [`Format`]).
+    pub format: Format,
 }
 
 /// What a report says about a decoder besides what the audit finds.
@@ -78,6 +82,8 @@ pub struct About<'a> {
     pub expected_conformant: bool,
     /// The levels the exit status gates on when it is expected to conform.
     pub gate: &'a str,
+    /// The format whose rules it is scored by.
+    pub format: Format,
 }
 
 /// How much to run.
@@ -372,6 +378,8 @@ pub type CaseCell = String;
 struct Audit<'a> {
     decoder: &'a dyn Decoder,
     caps: Capabilities,
+    /// The rules the decoder is scored by.
+    format: Format,
     asker: Asker<'a>,
     failures: Failures,
     checked: Checked,
@@ -394,14 +402,19 @@ impl Audit<'_> {
         let replies = self.asker.ask(&requests, progress);
         for (input, reply) in inputs.iter().zip(replies) {
             if let Ok(Reply::Decoded(got)) = reply {
-                let m = differential::compare(&differential::expected(input), &got, self.caps);
+                let m = differential::compare(&self.format.expected(input), &got, self.caps);
                 self.record(source, input, &m);
             }
         }
     }
 
-    /// Streams each run in every claimed mode and compares call by call.
+    /// Streams each run in every claimed mode and compares call by call
+    /// (the streaming model is UTF-8's: a neighbour's streams are not
+    /// judged).
     fn check_streams(&mut self, source: &str, runs: &[StreamRun], progress: &dyn Progress) {
+        if self.format != Format::Utf8 {
+            return;
+        }
         let requests: Vec<Request> = self
             .caps
             .stream_modes()
@@ -425,6 +438,14 @@ impl Audit<'_> {
 
     fn vectors(&mut self, files: &[VectorFile], progress: &dyn Progress) -> Vec<CaseCell> {
         progress.stage("vectors");
+        if self.format != Format::Utf8 {
+            // The vectors state UTF-8's expectations; a neighbour is held
+            // to its own grammar in the other stages.
+            return files
+                .iter()
+                .flat_map(|f| f.cases.iter().map(|_| "n/a".to_string()))
+                .collect();
+        }
         let only = std::slice::from_ref(&self.decoder);
         let vector_run = run::run_dyn(files, only);
         let mut by_case: BTreeMap<(&str, &str), String> = BTreeMap::new();
@@ -494,8 +515,15 @@ impl Audit<'_> {
         if !decodes(self.caps) {
             return;
         }
-        if self.decoder.kind() == Kind::External {
-            for len in 1..=options.external_exhaustive_len {
+        // A neighbour of UTF-8 is held to its own grammar, input by input
+        // (the in-process sweep knows only the reference's).
+        if self.decoder.kind() == Kind::External || self.format != Format::Utf8 {
+            let max = if self.decoder.kind() == Kind::External {
+                options.external_exhaustive_len
+            } else {
+                options.builtin_exhaustive_len.min(2)
+            };
+            for len in 1..=max {
                 let inputs: Vec<Vec<u8>> = (0..1u32 << (8 * len))
                     .map(|n| n.to_be_bytes()[4 - len..].to_vec())
                     .collect();
@@ -621,7 +649,7 @@ impl Audit<'_> {
     /// as one stream on a fresh object, as streaming APIs document).
     fn reuse(&mut self, progress: &dyn Progress) -> Vec<String> {
         progress.stage("reuse");
-        if !self.caps.has(Capability::Reuse) {
+        if !self.caps.has(Capability::Reuse) || self.format != Format::Utf8 {
             return Vec::new();
         }
         let sequences = reuse::reuse_sequences();
@@ -712,6 +740,121 @@ impl Audit<'_> {
     }
 }
 
+impl Audit<'_> {
+    /// The formats (UTF-8 and its neighbours) the decoder matches exactly:
+    /// the same validity and decoded values on every probe (for a decoder
+    /// that only replaces, the same replacing output). Position and subpart
+    /// are left out (the neighbours differ there by convention), and so is
+    /// the replacement policy of a decoder that also decodes strictly (it
+    /// is reported on its own). Asked on every decode vector's input and on
+    /// inputs that tell the formats apart; a probe without an answer rules
+    /// a match out.
+    fn variants(
+        &mut self,
+        files: &[VectorFile],
+        progress: &dyn Progress,
+    ) -> (Vec<String>, Option<Closest>) {
+        progress.stage("variants");
+        // The format is the language accepted and the values decoded: the
+        // replacing output is compared only for a decoder that tells
+        // nothing else (its replacement policy is reported on its own).
+        let strict = Capabilities::NONE
+            .with(Capability::Validate)
+            .with(Capability::Decode);
+        let claims = if self.caps.has(Capability::Validate) || self.caps.has(Capability::Decode) {
+            strict
+        } else {
+            Capabilities::NONE.with(Capability::Lossy)
+        };
+        let caps = self
+            .caps
+            .iter()
+            .filter(|&c| claims.has(c))
+            .fold(Capabilities::NONE, Capabilities::with);
+        if caps == Capabilities::NONE {
+            return (Vec::new(), None);
+        }
+        let mut inputs: Vec<Vec<u8>> = VARIANT_PROBES.iter().map(|p| p.to_vec()).collect();
+        for file in files {
+            for case in &file.cases {
+                if let crate::vectors::Case::Decode(d) = case {
+                    inputs.push(d.input());
+                }
+            }
+        }
+        let requests: Vec<Request> = inputs.iter().map(|b| Request::Decode(b.clone())).collect();
+        let replies = self.asker.ask(&requests, progress);
+        // Per format: how many probes disagree, and the first that does.
+        let mut tally: Vec<(Format, u64, Option<Probe>)> =
+            Format::ALL.iter().map(|&f| (f, 0, None)).collect();
+        for (input, reply) in inputs.iter().zip(replies) {
+            let Ok(Reply::Decoded(got)) = reply else {
+                return (Vec::new(), None);
+            };
+            for (format, wrong, first) in &mut tally {
+                if !differential::compare(&format.expected(input), &got, caps).is_empty() {
+                    *wrong += 1;
+                    first.get_or_insert_with(|| Probe {
+                        input: hex::encode(input),
+                        answer: format!(
+                            "{} (as {}: {})",
+                            classify::show_answer(&got),
+                            format.name(),
+                            classify::show_answer(&format.expected(input))
+                        ),
+                    });
+                }
+            }
+        }
+        let exact: Vec<String> = tally
+            .iter()
+            .filter(|(_, wrong, _)| *wrong == 0)
+            .map(|(f, ..)| f.name().to_string())
+            .collect();
+        let closest = if exact.is_empty() {
+            tally
+                .into_iter()
+                .min_by_key(|(_, wrong, _)| *wrong)
+                .map(|(format, wrong, first)| Closest {
+                    format: format.name().to_string(),
+                    differs_on: wrong,
+                    of: inputs.len() as u64,
+                    first: first.expect("a format with a disagreement has its first"),
+                })
+        } else {
+            None
+        };
+        (exact, closest)
+    }
+}
+
+/// Inputs on which the formats disagree: a NUL's two-byte form, lone and
+/// paired surrogates in three-byte forms, four-byte forms, five- and
+/// six-byte forms, overlongs, bytes that start nothing.
+const VARIANT_PROBES: &[&[u8]] = &[
+    b"\xC0\x80",
+    b"\xC0\xAF",
+    b"\xE0\x80\xAF",
+    b"\xED\xA0\x80",
+    b"\xED\xB0\x80",
+    b"\xED\xA0\x80\xED\xB0\x80",
+    b"\xED\xA0\xBD\xED\xB8\x80",
+    b"\xED\xB0\x80\xED\xA0\x80",
+    b"a\xED\xA0\x80b",
+    b"\xF0\x9F\x98\x80",
+    b"\xF4\x90\x80\x80",
+    b"\xF7\xBF\xBF\xBF",
+    b"\xF8\x88\x80\x80\x80",
+    b"\xFC\x84\x80\x80\x80\x80",
+    b"\xFD\xBF\xBF\xBF\xBF\xBF",
+    b"\xFE",
+    b"\xFF",
+    b"\x80",
+    b"\x00",
+    b"\xE2\x82\x41",
+    b"\xED\xA0",
+];
+
 /// The part of a fresh stream answer after its first `skip` calls: what
 /// the continuing run of a reused object returns.
 fn tail_of(answer: &StreamAnswer, skip: usize) -> StreamAnswer {
@@ -744,6 +887,7 @@ pub fn audit(
         description: &subject.description,
         expected_conformant: subject.expected_conformant,
         gate: &subject.gate,
+        format: subject.format,
     };
     audit_decoder(subject.decoder.as_ref(), &about, files, options, progress)
 }
@@ -761,6 +905,7 @@ pub fn audit_decoder(
     let mut audit = Audit {
         decoder,
         caps,
+        format: about.format,
         asker: Asker::new(decoder),
         failures: Failures {
             per_level: options.failures_per_level,
@@ -781,6 +926,7 @@ pub fn audit_decoder(
         Vec::new()
     };
 
+    let (variants, closest_variant) = audit.variants(files, progress);
     progress.stage("classifying");
     let asker = &mut audit.asker;
     let found = classify::classify(caps, |requests| asker.ask(requests, progress));
@@ -851,6 +997,9 @@ pub fn audit_decoder(
         bom: bom.to_string(),
         bom_evidence: found.bom_evidence,
         reuse_rules,
+        rules: format!("{} ({})", about.format.name(), about.format.specification()),
+        variants,
+        closest_variant,
         checked: audit.checked,
         vector_cells,
         failure_counts: audit.failures.counts,
@@ -951,4 +1100,85 @@ pub fn matrix(files: &[VectorFile], columns: &[Vec<CaseCell>]) -> Vec<MatrixRow>
         }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Answer;
+
+    /// A decoder that answers as a format's reference does.
+    struct AsFormat(Format);
+
+    impl Decoder for AsFormat {
+        fn name(&self) -> &str {
+            self.0.name()
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::NONE
+                .with(Capability::Validate)
+                .with(Capability::Decode)
+        }
+        fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
+            let full = self.0.expected(bytes);
+            Ok(Answer {
+                valid: full.valid,
+                scalars: full.scalars,
+                ..Answer::default()
+            })
+        }
+    }
+
+    fn small() -> AuditOptions {
+        AuditOptions {
+            builtin_diff_inputs: 200,
+            builtin_exhaustive_len: 1,
+            deep: false,
+            reuse: false,
+            ..AuditOptions::default()
+        }
+    }
+
+    #[test]
+    fn each_neighbour_is_named_and_scored_by_its_own_rules() {
+        let files = crate::vectors::bundled();
+        for format in Format::ALL {
+            if format == Format::SurrogateEscape {
+                continue; // it never fails: not a strict decoder
+            }
+            let about = About {
+                description: "",
+                expected_conformant: false,
+                gate: "",
+                format,
+            };
+            let (report, _) = audit_decoder(&AsFormat(format), &about, &files, &small(), &());
+            assert!(
+                report.variants.contains(&format.name().to_string()),
+                "{format:?}: {:?}",
+                report.variants
+            );
+            // Held to its own rules, it fails nothing.
+            assert_eq!(
+                report.status(Level::Validity),
+                status::PASS,
+                "{format:?}: {:?}",
+                report.failures.first()
+            );
+            assert!(report.rules.starts_with(format.name()));
+        }
+        // A UTF-8 decoder held to CESU-8's rules fails: 4-byte forms.
+        let about = About {
+            description: "",
+            expected_conformant: false,
+            gate: "",
+            format: Format::Cesu8,
+        };
+        let (report, _) = audit_decoder(&AsFormat(Format::Utf8), &about, &files, &small(), &());
+        assert_eq!(report.status(Level::Validity), status::FAIL);
+        assert_eq!(report.variants, ["utf-8"]);
+    }
 }

@@ -71,7 +71,10 @@ fn summary(h: &mut String, report: &Report) {
             l.letter()
         );
     }
-    let _ = writeln!(h, "<th>policy</th><th>BOM</th><th>security flags</th></tr>");
+    let _ = writeln!(
+        h,
+        "<th>policy</th><th>BOM</th><th>matches</th><th>security flags</th></tr>"
+    );
     for d in &report.decoders {
         let _ = write!(
             h,
@@ -91,9 +94,10 @@ fn summary(h: &mut String, report: &Report) {
         let flags: Vec<String> = d.security_flags.iter().map(|f| escape(&f.flag)).collect();
         let _ = writeln!(
             h,
-            "<td>{}</td><td>{}</td><td{}>{}</td></tr>",
+            "<td>{}</td><td>{}</td><td>{}</td><td{}>{}</td></tr>",
             escape(&policy),
             escape(&d.bom),
+            escape(&d.variants.join(", ")),
             if flags.is_empty() {
                 ""
             } else {

@@ -36,7 +36,7 @@ pub fn render(report: &Report) -> String {
     let letters: Vec<String> = Level::ALL.iter().map(|l| l.letter().to_string()).collect();
     let _ = writeln!(
         s,
-        "| decoder | kind | {} | policy | BOM | security flags | incidents |",
+        "| decoder | kind | {} | policy | BOM | matches | security flags | incidents |",
         letters.join(" | ")
     );
     let _ = writeln!(
@@ -118,6 +118,30 @@ fn decoder_findings(s: &mut String, d: &DecoderReport) {
         d.seconds,
         if d.restarts > 0 { format!("; restarted {} times", d.restarts) } else { String::new() }
     );
+    if !d.rules.is_empty() && !d.rules.starts_with("utf-8") {
+        let _ = writeln!(
+            s,
+            "Scored by the rules of {}: the vectors and streams (UTF-8's) were not judged.\n",
+            d.rules
+        );
+    }
+    if !d.variants.is_empty() {
+        let _ = writeln!(
+            s,
+            "Matches exactly (validity and decoded values): {}.\n",
+            d.variants.join(", ")
+        );
+    } else if let Some(c) = &d.closest_variant {
+        let _ = writeln!(
+            s,
+            "Matches no format exactly; closest: {} (differs on {} of {} probes, first on `{}`: {}).\n",
+            c.format,
+            c.differs_on,
+            c.of,
+            c.first.input,
+            md(&c.first.answer)
+        );
+    }
     if !d.reuse_rules.is_empty() {
         let _ = writeln!(s, "Reuse held to: {}.\n", d.reuse_rules.join(", "));
     }
