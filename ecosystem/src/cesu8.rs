@@ -85,7 +85,10 @@ impl Decoder for Cesu8JavaDecoder {
         "cesu8-java"
     }
     fn version(&self) -> String {
-        format!("cesu8 {} (Java Modified UTF-8)", env!("ECOSYSTEM_VERSION_CESU8"))
+        format!(
+            "cesu8 {} (Java Modified UTF-8)",
+            env!("ECOSYSTEM_VERSION_CESU8")
+        )
     }
     fn capabilities(&self) -> Capabilities {
         capabilities()
@@ -111,14 +114,19 @@ mod tests {
     // The crate documentation's examples.
     #[test]
     fn surrogate_pairs_decode_to_one_supplementary_character() {
-        let a = Cesu8Decoder.decode(&[0xED, 0xA0, 0x81, 0xED, 0xB0, 0x81]).unwrap();
+        let a = Cesu8Decoder
+            .decode(&[0xED, 0xA0, 0x81, 0xED, 0xB0, 0x81])
+            .unwrap();
         assert_eq!((a.valid, a.scalars), (Some(true), Some(vec![0x10401])));
         let a = Cesu8Decoder.decode("aé日".as_bytes()).unwrap();
         assert_eq!(a.scalars, Some(vec![0x61, 0xE9, 0x65E5]));
         let a = Cesu8JavaDecoder.decode(&[0xC0, 0x80, 0xC0, 0x80]).unwrap();
         assert_eq!(a.scalars, Some(vec![0, 0]));
         // Plain CESU-8 has no C0 80.
-        assert_eq!(Cesu8Decoder.decode(&[0xC0, 0x80]).unwrap().valid, Some(false));
+        assert_eq!(
+            Cesu8Decoder.decode(&[0xC0, 0x80]).unwrap().valid,
+            Some(false)
+        );
     }
 
     #[test]
@@ -131,7 +139,13 @@ mod tests {
             Cesu8JavaDecoder.encode(0).unwrap(),
             EncodeAnswer::Bytes(vec![0xC0, 0x80])
         );
-        assert_eq!(Cesu8Decoder.encode(0).unwrap(), EncodeAnswer::Bytes(vec![0]));
-        assert_eq!(Cesu8Decoder.encode(0xD800).unwrap(), EncodeAnswer::Refused(None));
+        assert_eq!(
+            Cesu8Decoder.encode(0).unwrap(),
+            EncodeAnswer::Bytes(vec![0])
+        );
+        assert_eq!(
+            Cesu8Decoder.encode(0xD800).unwrap(),
+            EncodeAnswer::Refused(None)
+        );
     }
 }

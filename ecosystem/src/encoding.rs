@@ -87,8 +87,9 @@ impl Raw {
             let len = usize::try_from(upto - problem).unwrap_or(0);
             return Err((Raw::start(problem), Some(len_u8(len))));
         }
-        self.unprocessed = (processed < chunk.len() || (processed == 0 && self.unprocessed.is_some()))
-            .then_some(problem);
+        self.unprocessed = (processed < chunk.len()
+            || (processed == 0 && self.unprocessed.is_some()))
+        .then_some(problem);
         self.offset += chunk.len() as i64;
         Ok(())
     }
@@ -174,7 +175,10 @@ impl Decoder for EncodingDecoder {
     }
     fn reuse(&self, mode: StreamMode, runs: &[StreamRun]) -> Result<Vec<StreamAnswer>, Failure> {
         if mode == StreamMode::Lossy {
-            return Err(utf8conform::decoder::unsupported(self.name(), "stream-lossy"));
+            return Err(utf8conform::decoder::unsupported(
+                self.name(),
+                "stream-lossy",
+            ));
         }
         let mut raw = Raw::new();
         let mut continues = false;
@@ -218,12 +222,18 @@ mod tests {
             .unwrap();
         assert_eq!(a.calls, Some(vec![vec![0x61, 0x62], vec![], vec![]]));
         let e = a.error.unwrap();
-        assert_eq!((e.call, e.valid_up_to, e.error_len), (2, Some(2), Some(Some(3))));
+        assert_eq!(
+            (e.call, e.valid_up_to, e.error_len),
+            (2, Some(2), Some(Some(3)))
+        );
         let a = EncodingDecoder
             .stream(StreamMode::Strict, &run(&[b"ab\xF0", b"\x9F"]))
             .unwrap();
         let e = a.error.unwrap();
-        assert_eq!((e.call, e.valid_up_to, e.error_len), (2, Some(2), Some(None)));
+        assert_eq!(
+            (e.call, e.valid_up_to, e.error_len),
+            (2, Some(2), Some(None))
+        );
     }
 
     #[test]
@@ -234,7 +244,10 @@ mod tests {
         assert_eq!(r[1].calls, Some(vec![vec![0x41], vec![]]));
         assert!(r[1].error.is_none());
         let r = EncodingDecoder
-            .reuse(StreamMode::Strict, &[open(&[b"a\xE2"]), run(&[b"\x82\xAC"])])
+            .reuse(
+                StreamMode::Strict,
+                &[open(&[b"a\xE2"]), run(&[b"\x82\xAC"])],
+            )
             .unwrap();
         assert_eq!(r[1].calls, Some(vec![vec![0x20AC], vec![]]));
     }

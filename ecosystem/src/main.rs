@@ -9,7 +9,12 @@ const USAGE: &str = "usage: utf8conform-ecosystem list | serve NAME";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["list"] => {
             for name in utf8conform_ecosystem::NAMES {
                 println!("{name}");

@@ -5,7 +5,7 @@
 //!   byte slice, if it conforms to the format"): `Err(())` or a tendril
 //!   whose `char`s are the text: `validate` + `decode`;
 //! * `stream::Utf8LossyDecoder`, a `TendrilSink` adaptor that "takes
-//!   bytes, decodes them as UTF-8, lossily replace[s] ill-formed byte
+//!   bytes, decodes them as UTF-8, lossily replace ill-formed byte
 //!   sequences with U+FFFD": `one(bytes)` gives `lossy`; `process` per chunk
 //!   then `finish` gives `stream-lossy`. It also calls its inner sink's
 //!   `error(desc)` ("Indicates that an error has occurred") for each

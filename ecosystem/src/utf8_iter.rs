@@ -69,7 +69,10 @@ impl Decoder for Utf8IterDecoder {
         "utf8_iter"
     }
     fn version(&self) -> String {
-        format!("utf8_iter {} (forwards)", env!("ECOSYSTEM_VERSION_UTF8_ITER"))
+        format!(
+            "utf8_iter {} (forwards)",
+            env!("ECOSYSTEM_VERSION_UTF8_ITER")
+        )
     }
     fn capabilities(&self) -> Capabilities {
         capabilities()
@@ -89,7 +92,10 @@ impl Decoder for Utf8IterRevDecoder {
         "utf8_iter-rev"
     }
     fn version(&self) -> String {
-        format!("utf8_iter {} (backwards)", env!("ECOSYSTEM_VERSION_UTF8_ITER"))
+        format!(
+            "utf8_iter {} (backwards)",
+            env!("ECOSYSTEM_VERSION_UTF8_ITER")
+        )
     }
     fn capabilities(&self) -> Capabilities {
         capabilities()

@@ -240,7 +240,10 @@ mod tests {
             .stream(StreamMode::Strict, &run(&[b"a", b"\xE2", b"b"]))
             .unwrap();
         let e = a.error.unwrap();
-        assert_eq!((e.call, e.valid_up_to, e.error_len), (2, Some(1), Some(Some(2))));
+        assert_eq!(
+            (e.call, e.valid_up_to, e.error_len),
+            (2, Some(1), Some(Some(2)))
+        );
         // A flushed run leaves its open sequence in the parser; the next
         // run completes it, and the sequence began before that stream.
         let r = Utf8parseDecoder

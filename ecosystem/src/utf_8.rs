@@ -152,9 +152,8 @@ impl Decoder for Utf8CrateDecoder {
             }
             StreamMode::Lossy => {
                 let pushed = RefCell::new(String::new());
-                let mut decoder = Some(LossyDecoder::new(|s: &str| {
-                    pushed.borrow_mut().push_str(s)
-                }));
+                let mut decoder =
+                    Some(LossyDecoder::new(|s: &str| pushed.borrow_mut().push_str(s)));
                 let answer = drive(run, |chunk, last, out| {
                     match (last, decoder.as_mut()) {
                         (false, Some(d)) => d.feed(chunk),
@@ -224,19 +223,28 @@ mod tests {
             .unwrap();
         assert_eq!(a.calls, Some(vec![vec![0x61, 0x62], vec![], vec![0x20AC]]));
         let e = a.error.unwrap();
-        assert_eq!((e.call, e.valid_up_to, e.error_len), (2, Some(5), Some(Some(1))));
+        assert_eq!(
+            (e.call, e.valid_up_to, e.error_len),
+            (2, Some(5), Some(Some(1)))
+        );
         // A held sequence that the next chunk breaks: the error starts
         // where the held bytes began.
         let a = Utf8CrateDecoder
             .stream(StreamMode::Strict, &run(&[b"a\xE2", b"A"]))
             .unwrap();
         let e = a.error.unwrap();
-        assert_eq!((e.call, e.valid_up_to, e.error_len), (1, Some(1), Some(Some(1))));
+        assert_eq!(
+            (e.call, e.valid_up_to, e.error_len),
+            (1, Some(1), Some(Some(1)))
+        );
         // Held at the end: incomplete.
         let a = Utf8CrateDecoder
             .stream(StreamMode::Strict, &run(&[b"a\xE2"]))
             .unwrap();
         let e = a.error.unwrap();
-        assert_eq!((e.call, e.valid_up_to, e.error_len), (1, Some(1), Some(None)));
+        assert_eq!(
+            (e.call, e.valid_up_to, e.error_len),
+            (1, Some(1), Some(None))
+        );
     }
 }
