@@ -1,0 +1,37 @@
+//! Records the pinned version of every crate under test (from this
+//! crate's own Cargo.toml), so each decoder's hello and report name the
+//! exact code tested.
+
+fn main() {
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    let manifest = std::fs::read_to_string("Cargo.toml").unwrap_or_default();
+    for krate in [
+        "utf-8",
+        "utf8parse",
+        "utf8_iter",
+        "encoding",
+        "tendril",
+        "cesu8",
+        "wtf8",
+        "utf8-chars",
+    ] {
+        let version = pinned_version(&manifest, krate).unwrap_or_else(|| "unknown".into());
+        let var = format!(
+            "ECOSYSTEM_VERSION_{}",
+            krate.to_uppercase().replace('-', "_")
+        );
+        println!("cargo:rustc-env={var}={version}");
+    }
+}
+
+/// The version `name` is pinned to: `name = "=x.y.z"`.
+fn pinned_version(manifest: &str, name: &str) -> Option<String> {
+    manifest
+        .lines()
+        .filter(|l| l.split_once('=').is_some_and(|(key, _)| key.trim() == name))
+        .find_map(|line| {
+            let start = line.find("\"=")? + 2;
+            let end = start + line[start..].find('"')?;
+            Some(line[start..end].to_string())
+        })
+}
