@@ -41,7 +41,6 @@ pub use crate::utf_8::Utf8CrateDecoder;
 pub use crate::wtf8::Wtf8Decoder;
 
 use utf8conform::decoder::Decoder;
-use utf8conform::outcome::{StreamAnswer, StreamError, StreamRun};
 
 /// Every decoder's name, in the order `list` prints them.
 pub const NAMES: &[&str] = &[
@@ -76,47 +75,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Decoder>> {
     })
 }
 
-/// What one call of a strict stream reports: the error's whole-stream
-/// position and `error_len`, each only when the library told it.
-pub(crate) type CallError = (Option<usize>, Option<Option<u8>>);
-
-/// Runs a library's incremental decoder over `run`: one `call` per chunk
-/// and then, if the run is flushed, one with `last` set and no bytes. A
-/// call appends what it returned to its `out`; an `Err` stops the run there,
-/// as a strict decoder stops (the kit's own built-in decoders do the same).
-pub(crate) fn drive(
-    run: &StreamRun,
-    mut call: impl FnMut(&[u8], bool, &mut Vec<u32>) -> Result<(), CallError>,
-) -> StreamAnswer {
-    let mut calls = Vec::with_capacity(run.calls());
-    let flush = run.flush.then_some(&[][..]);
-    let steps = run
-        .chunks
-        .iter()
-        .map(|c| (c.as_slice(), false))
-        .chain(flush.map(|c| (c, true)));
-    for (index, (chunk, last)) in steps.enumerate() {
-        let mut out = Vec::new();
-        let result = call(chunk, last, &mut out);
-        calls.push(out);
-        if let Err((valid_up_to, error_len)) = result {
-            return StreamAnswer {
-                calls: Some(calls),
-                error: Some(StreamError {
-                    call: index,
-                    valid_up_to,
-                    error_len,
-                }),
-                valid: None,
-            };
-        }
-    }
-    StreamAnswer {
-        calls: Some(calls),
-        error: None,
-        valid: None,
-    }
-}
+pub(crate) use utf8conform::decoders::drive;
 
 /// The code points of `s`.
 pub(crate) fn scalars(s: &str) -> impl Iterator<Item = u32> + '_ {

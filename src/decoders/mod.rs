@@ -117,14 +117,19 @@ pub fn parse_list(list: &str) -> Result<Vec<Box<dyn Decoder>>, String> {
         .collect()
 }
 
+/// What one call of a strict stream reports: the error's whole-stream
+/// position and `error_len`, each only when the library told it.
+pub type CallError = (Option<usize>, Option<Option<u8>>);
+
 /// Runs a library's incremental decoder over `run`, one `call` per chunk
 /// and then, if the run is flushed, one with `last` set and no bytes. A
 /// call appends what it returns to its `out`; an `Err` (the position and
 /// `error_len` the library told, in whole-stream terms) stops the run
-/// there, as a strict decoder stops.
-fn drive(
+/// there, as a strict decoder stops. The way to write
+/// [`Decoder::stream`] over a library's incremental API.
+pub fn drive(
     run: &StreamRun,
-    mut call: impl FnMut(&[u8], bool, &mut Vec<u32>) -> Result<(), (Option<usize>, Option<Option<u8>>)>,
+    mut call: impl FnMut(&[u8], bool, &mut Vec<u32>) -> Result<(), CallError>,
 ) -> StreamAnswer {
     let mut calls = Vec::with_capacity(run.calls());
     let last = run.flush.then_some(&[][..]);
