@@ -6,6 +6,10 @@
 //! which is read here: it is there whether the crate is built in its
 //! workspace or as someone else's dependency (a Cargo.lock is not).
 
+#[path = "build/pinned.rs"]
+mod pinned;
+
+use pinned::pinned_version;
 use std::process::Command;
 
 fn main() {
@@ -25,17 +29,4 @@ fn main() {
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| "rustc (unknown)".into());
     println!("cargo:rustc-env=UTF8CONFORM_RUSTC_VERSION={version}");
-}
-
-/// The version `name` is pinned to in a manifest's `[dependencies]`:
-/// `name = "=x.y.z"` or `name = { version = "=x.y.z", ... }`.
-fn pinned_version(manifest: &str, name: &str) -> Option<String> {
-    manifest
-        .lines()
-        .filter(|l| l.split_once('=').is_some_and(|(key, _)| key.trim() == name))
-        .find_map(|line| {
-            let start = line.find("\"=")? + 2;
-            let end = start + line[start..].find('"')?;
-            Some(line[start..end].to_string())
-        })
 }

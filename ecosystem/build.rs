@@ -2,6 +2,11 @@
 //! crate's own Cargo.toml), so each decoder's hello and report name the
 //! exact code tested.
 
+#[path = "../build/pinned.rs"]
+mod pinned;
+
+use pinned::pinned_version;
+
 fn main() {
     println!("cargo:rerun-if-changed=Cargo.toml");
     let manifest = std::fs::read_to_string("Cargo.toml").unwrap_or_default();
@@ -22,16 +27,4 @@ fn main() {
         );
         println!("cargo:rustc-env={var}={version}");
     }
-}
-
-/// The version `name` is pinned to: `name = "=x.y.z"`.
-fn pinned_version(manifest: &str, name: &str) -> Option<String> {
-    manifest
-        .lines()
-        .filter(|l| l.split_once('=').is_some_and(|(key, _)| key.trim() == name))
-        .find_map(|line| {
-            let start = line.find("\"=")? + 2;
-            let end = start + line[start..].find('"')?;
-            Some(line[start..end].to_string())
-        })
 }
