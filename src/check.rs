@@ -32,7 +32,7 @@
 use crate::audit::{self, About, AuditOptions};
 use crate::decoder::Decoder;
 use crate::level::Level;
-use crate::report::{self, status, DecoderReport, Report, ReportOptions};
+use crate::report::{status, DecoderReport, Report, ReportOptions};
 use crate::vectors::{self, VectorFile};
 use std::fmt;
 
@@ -109,17 +109,13 @@ impl Checked {
     pub fn report_of_one(&self) -> Report {
         let files = vectors::bundled();
         let cells = audit::cells_of(&self.report, &files);
-        Report {
-            tool: format!("utf8conform {} (check)", env!("CARGO_PKG_VERSION")),
-            generated_at: report::utc_now(),
-            machine: report::machine(),
-            options: self.options.clone(),
-            wall_seconds: self.report.seconds,
-            partial: None,
-            matrix: audit::matrix(&files, &[cells]),
-            decoders: vec![self.report.clone()],
-            skipped: Vec::new(),
-        }
+        Report::stamped(
+            "check",
+            self.options.clone(),
+            self.report.seconds,
+            vec![self.report.clone()],
+            audit::matrix(&files, &[cells]),
+        )
     }
 }
 

@@ -217,6 +217,18 @@ pub fn present_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<
 }
 
 impl Answer {
+    /// The strict part of an answer: validity and, when rejected, the
+    /// first error's position and length as far as `verdict` answers them.
+    /// Scalars and lossy output are left for the caller to add.
+    pub fn from_verdict(verdict: Verdict) -> Answer {
+        Answer {
+            valid: Some(verdict.valid),
+            valid_up_to: verdict.valid_up_to.filter(|_| !verdict.valid),
+            error_len: verdict.error_len.filter(|_| !verdict.valid),
+            ..Answer::default()
+        }
+    }
+
     /// The answer of a decoder that claims `caps` and computes exactly what
     /// RFC 3629 and Unicode §3.9 say, from a strict and a lossy result. Used
     /// by decoders whose native API gives both.

@@ -222,6 +222,29 @@ pub struct IncidentRecord {
 }
 
 impl Report {
+    /// A report of `decoders`, stamped with the tool (`how` names the
+    /// entry point, such as `audit` or `check`), the time and the machine.
+    /// `partial` and `skipped` start empty.
+    pub fn stamped(
+        how: &str,
+        options: ReportOptions,
+        wall_seconds: f64,
+        decoders: Vec<DecoderReport>,
+        matrix: Vec<MatrixRow>,
+    ) -> Report {
+        Report {
+            tool: format!("utf8conform {} ({how})", env!("CARGO_PKG_VERSION")),
+            generated_at: utc_now(),
+            machine: machine(),
+            options,
+            wall_seconds,
+            partial: None,
+            decoders,
+            skipped: Vec::new(),
+            matrix,
+        }
+    }
+
     /// One line saying what was run: tool, time, machine, wall time and the
     /// size of each stage.
     pub fn run_line(&self) -> String {

@@ -3,8 +3,11 @@
 //! hazards of a deliberately lax decoder, and `utf8conform audit` writes
 //! schema-valid reports and gates its exit status.
 
+mod common;
+
+use common::{have_python, root, temp};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use utf8conform::audit::classify;
@@ -13,23 +16,11 @@ use utf8conform::decoders::process::{ProcessDecoder, ProcessSpec};
 use utf8conform::level::Level;
 use utf8conform::outcome::FailureKind;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> Option<&'static str> {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: python3 is not installed");
-    }
-    ok.then_some("python3")
-}
-
 fn fake(mode: &str) -> Option<ProcessDecoder> {
-    let py = python()?;
+    if !have_python() {
+        return None;
+    }
+    let py = "python3";
     let script = root().join("tests/fixtures/fake_adapter.py");
     let mut spec = ProcessSpec::new(
         format!("fake-{mode}"),
@@ -196,12 +187,6 @@ fn audit(args: &[&str], out: &Path) -> std::process::Output {
         .unwrap()
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("u8c-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 #[test]
 fn audit_writes_schema_valid_reports_rendered_from_report_json() {
     let out = temp("audit");
@@ -241,7 +226,7 @@ fn audit_writes_schema_valid_reports_rendered_from_report_json() {
 
 #[test]
 fn audit_gates_only_on_decoders_expected_to_conform() {
-    if python().is_none() {
+    if !have_python() {
         return;
     }
     let script = root().join("tests/fixtures/fake_adapter.py");

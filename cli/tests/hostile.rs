@@ -3,30 +3,11 @@
 //! found, never calls a level a pass that it could not check, and says what
 //! happened — each failure narrowed to the input that causes it.
 
+mod common;
+
+use common::{have_python, root, temp};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn have_python() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: python3 is not installed");
-    }
-    ok
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("u8c-hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// Audits the hostile adapter in `mode` with small stages and a short
 /// timeout; returns the output and the report (if one was written).

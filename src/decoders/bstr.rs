@@ -63,16 +63,10 @@ impl Decoder for BstrDecoder {
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         let (verdict, text) = Self::verdict_of(bytes);
-        let mut answer = Answer {
-            valid: Some(verdict.valid),
-            lossy: Some(bytes.to_str_lossy().chars().map(u32::from).collect()),
-            ..Answer::default()
-        };
+        let mut answer = Answer::from_verdict(verdict);
+        answer.lossy = Some(bytes.to_str_lossy().chars().map(u32::from).collect());
         if verdict.valid {
             answer.scalars = Some(text.chars().map(u32::from).collect());
-        } else {
-            answer.valid_up_to = verdict.valid_up_to;
-            answer.error_len = verdict.error_len;
         }
         Ok(answer)
     }

@@ -113,23 +113,12 @@ impl Decoder for EncodingRsDecoder {
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
         let mut text = String::new();
         let verdict = Self::strict(bytes, &mut text);
-        let mut answer = Answer {
-            valid: Some(verdict.valid),
-            lossy: Some(
-                encoding_rs::UTF_8
-                    .decode_without_bom_handling(bytes)
-                    .0
-                    .chars()
-                    .map(u32::from)
-                    .collect(),
-            ),
-            ..Answer::default()
-        };
+        let mut answer = Answer::from_verdict(verdict);
+        let (lossy, _) = encoding_rs::UTF_8.decode_without_bom_handling(bytes);
+        answer.lossy = Some(lossy.chars().map(u32::from).collect());
         if verdict.valid {
             answer.scalars = Some(text.chars().map(u32::from).collect());
         } else {
-            answer.valid_up_to = verdict.valid_up_to;
-            answer.error_len = verdict.error_len;
             // `utf8_valid_up_to` is encoding_rs's own validator; if it
             // disagrees with its decoder about where the error is, show the
             // validator's.

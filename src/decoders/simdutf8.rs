@@ -76,12 +76,6 @@ impl Decoder for Simdutf8CompatDecoder {
         "simdutf8::compat::from_utf8"
     }
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
-        let v = Self::verdict_of(bytes);
-        Ok(Answer {
-            valid: Some(v.valid),
-            valid_up_to: v.valid_up_to,
-            error_len: v.error_len,
-            ..Answer::default()
-        })
+        Ok(Answer::from_verdict(Self::verdict_of(bytes)))
     }
 }

@@ -123,35 +123,33 @@ pub fn read_line_capped(
     cap: usize,
 ) -> io::Result<(usize, bool)> {
     let mut read = 0;
-    loop {
-        let available = match input.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok((read, true));
+    let fitted = line_pieces(input, |piece| {
+        if buf.len() + piece.len() > cap {
+            return false;
         }
-        let (take, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (available.len(), false),
-        };
-        if buf.len() + take > cap {
-            buf.clear();
-            return Ok((read.max(1), false));
-        }
-        buf.extend_from_slice(&available[..take]);
-        input.consume(take);
-        read += take;
-        if done {
-            return Ok((read, true));
-        }
+        buf.extend_from_slice(piece);
+        read += piece.len();
+        true
+    })?;
+    if fitted {
+        Ok((read, true))
+    } else {
+        buf.clear();
+        Ok((read.max(1), false))
     }
 }
 
 /// Reads and drops the rest of a line (through its newline, or to the end
 /// of input), holding none of it.
 pub fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
+    line_pieces(input, |_| true).map(drop)
+}
+
+/// Hands `take` the next line piece by piece, as the reader buffers it,
+/// through its newline or to the end of input. A piece `take` refuses
+/// (returns false for) is left unread and the walk stops: the result is
+/// then false, else true.
+fn line_pieces(input: &mut impl BufRead, mut take: impl FnMut(&[u8]) -> bool) -> io::Result<bool> {
     loop {
         let available = match input.fill_buf() {
             Ok(b) => b,
@@ -159,17 +157,18 @@ pub fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
             Err(e) => return Err(e),
         };
         if available.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
-        match available.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                input.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let n = available.len();
-                input.consume(n);
-            }
+        let (len, ends) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if !take(&available[..len]) {
+            return Ok(false);
+        }
+        input.consume(len);
+        if ends {
+            return Ok(true);
         }
     }
 }

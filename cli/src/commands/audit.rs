@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use utf8conform::audit::{self, AuditOptions, CaseCell};
 use utf8conform::level::Level;
-use utf8conform::report::{self, DecoderReport, Report, ReportOptions, Skipped};
+use utf8conform::report::{DecoderReport, Report, ReportOptions, Skipped};
 use utf8conform::vectors::{self, VectorFile};
 use utf8conform_cli::adapters as config;
 use utf8conform_cli::progress::Task;
@@ -205,17 +205,16 @@ impl Header {
     ) -> Report {
         let (decoders, columns): (Vec<_>, Vec<_>) =
             results.into_iter().map(|(_, d, c)| (d, c)).unzip();
-        Report {
-            tool: format!("utf8conform {}", env!("CARGO_PKG_VERSION")),
-            generated_at: report::utc_now(),
-            machine: report::machine(),
-            options: self.options.clone(),
-            wall_seconds: self.started.elapsed().as_secs_f64(),
-            partial,
-            matrix: audit::matrix(files, &columns),
+        let mut report = Report::stamped(
+            "audit",
+            self.options.clone(),
+            self.started.elapsed().as_secs_f64(),
             decoders,
-            skipped: self.skipped.clone(),
-        }
+            audit::matrix(files, &columns),
+        );
+        report.partial = partial;
+        report.skipped = self.skipped.clone();
+        report
     }
 }
 
