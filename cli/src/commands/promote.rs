@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use utf8conform::vectors::promote::{self, Promoted};
 use utf8conform::{differential, generate};
+use utf8conform_cli::adapters::repo_root;
+use utf8conform_cli::select::resolve;
 
 #[derive(Args, Debug)]
 pub struct PromoteArgs {
@@ -45,11 +47,9 @@ pub fn run(args: PromoteArgs) -> CliResult {
                 .map_or_else(|| "an artifact".into(), |n| n.to_string_lossy().to_string())
         )
     });
-    match promote::promote(&args.dir, &bytes, &note)? {
-        Promoted::Added(id) => println!(
-            "added {id} to {}",
-            args.dir.join(promote::FILE_NAME).display()
-        ),
+    let dir = resolve(&repo_root(), &args.dir);
+    match promote::promote(&dir, &bytes, &note)? {
+        Promoted::Added(id) => println!("added {id} to {}", dir.join(promote::FILE_NAME).display()),
         Promoted::AlreadyThere(id) => println!("already a regression vector: {id}"),
     }
     println!(

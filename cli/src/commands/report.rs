@@ -65,6 +65,7 @@ enum ReportCommand {
 pub fn run(args: ReportArgs) -> CliResult {
     match args.command {
         ReportCommand::Render { from, out } => {
+            let (from, out) = (resolve(&repo_root(), &from), resolve(&repo_root(), &out));
             reports::check_destination(&out)?;
             let report = reports::read(&from)?;
             reports::write_all(&report, &out)?;

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 use utf8conform::decoder::Decoder;
 use utf8conform::vectors::{self, generate, run};
-use utf8conform_cli::select::{self, ExternalArgs};
+use utf8conform_cli::adapters::repo_root;
+use utf8conform_cli::select::{self, resolve, ExternalArgs};
 
 #[derive(Args, Debug)]
 pub struct VectorsArgs {
@@ -47,13 +48,14 @@ enum VectorsCommand {
 
 pub fn run(args: VectorsArgs) -> CliResult {
     match args.command {
-        VectorsCommand::Generate { dir } => generate_files(&dir),
+        // Relative to the repository when not found here, as `audit` does.
+        VectorsCommand::Generate { dir } => generate_files(&resolve(&repo_root(), &dir)),
         VectorsCommand::Check {
             dir,
             decoders,
             external,
             verbose,
-        } => check(&dir, &decoders, &external, verbose),
+        } => check(&resolve(&repo_root(), &dir), &decoders, &external, verbose),
     }
 }
 
@@ -156,6 +158,12 @@ fn check(dir: &Path, names: &[String], external: &ExternalArgs, verbose: bool) -
                 println!("known divergence: {decoder} level {level}: {}", k.reason);
             }
         }
+    }
+    // A case without an answer is not a pass: its levels were not checked.
+    for (decoder, n) in result.unanswered.iter().filter(|(_, &n)| n > 0) {
+        problems.push(format!(
+            "{decoder}: {n} case(s) got no answer (crash, timeout, protocol error or not run)"
+        ));
     }
     for (decoder, levels) in result.unexpected() {
         let levels: String = levels.into_iter().map(|l| l.letter()).collect();
