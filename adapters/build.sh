@@ -34,9 +34,9 @@ for arg in "$@"; do
     esac
 done
 ALL=(iconv icu glib unistring utf8proc java go ruby php)
-# Also: lua and tcl (nothing to build: their runtime and JSON library) and
-# readutf (the java-readutf adapter, its own class folder).
-ALL+=(lua tcl readutf)
+# Also: lua, tcl and perl (nothing to build: their runtime and JSON
+# library) and readutf (the java-readutf adapter, its own class folder).
+ALL+=(lua tcl perl readutf)
 [ ${#NAMES[@]} -eq 0 ] && NAMES=("${ALL[@]}")
 
 # ---- what each adapter needs ----------------------------------------------
@@ -63,6 +63,10 @@ missing() {
         tcl)       { have tclsh8.6 && echo 'package require yajltcl' | tclsh8.6 /dev/stdin >/dev/null 2>&1; } \
                        || echo "tclsh8.6 with tcl-yajltcl not installed|tcl8.6 tcl-yajltcl" ;;
         readutf)   { have javac && have java; } || echo "javac not installed|default-jdk-headless" ;;
+        # JSON::XS is optional (JSON::PP, in perl's core, also works) but
+        # makes the adapter several times faster.
+        perl)      { have perl && perl -MJSON::XS -e1 2>/dev/null; } \
+                       || echo "perl with JSON::XS not installed|perl libjson-xs-perl" ;;
         *)         echo "unknown|" ;;
     esac
 }
@@ -200,7 +204,7 @@ build_one() {
         java)      compile java "$A/java/build/Utf8Adapter.class" "$A/java/Utf8Adapter.java" -- build_java ;;
         go)        compile go "$A/go/build/utf8" "$A/go/utf8.go" -- build_go ;;
         readutf)   compile readutf "$A/java/readutf/build/ReadUtfAdapter.class" "$A/java/ReadUtfAdapter.java" -- build_readutf ;;
-        lua | tcl) echo "ready $n (nothing to build)" ;;
+        lua | tcl | perl) echo "ready $n (nothing to build)" ;;
         ruby | php) echo "ready $n (nothing to build)" ;;
     esac
 }

@@ -162,6 +162,10 @@ pub struct DecoderReport {
     pub restarts: u32,
     /// Wall time spent on this decoder.
     pub seconds: f64,
+    /// Wall time per stage (`vectors`, `exhaustive`, `deep`, …), to see
+    /// where a slow decoder's time went.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stage_seconds: BTreeMap<String, f64>,
 }
 
 /// A probe and the decoder's answer to it, rendered.

@@ -77,6 +77,10 @@ no warnings qw(utf8 surrogate nonchar non_unicode portable);
 use B ();
 use Encode ();
 use JSON::PP ();
+# JSON::XS (Debian: libjson-xs-perl) when installed: the pure-Perl JSON::PP
+# would be most of this adapter's time. Both give JSON::PP::Boolean
+# booleans, so the checks below work with either.
+my $JSON = eval { require JSON::XS; 'JSON::XS' } // 'JSON::PP';
 
 my %variants = (
     'perl-encode-utf8-strict' => 'UTF-8',
@@ -86,7 +90,7 @@ my $name = $ARGV[0] // 'perl-encode-utf8-strict';
 my $enc = $variants{$name}
   or die "usage: $0 [" . join('|', sort keys %variants) . "]\n";
 
-my $json = JSON::PP->new->allow_nonref;
+my $json = $JSON->new->allow_nonref;
 my $obj = Encode::find_encoding($enc) or die "Encode has no $enc\n";
 
 sub code_points { [ map { ord } split //, $_[0] ] }

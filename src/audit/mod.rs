@@ -945,22 +945,36 @@ pub fn audit_decoder(
         },
         checked: Checked::default(),
     };
+    let mut stage_seconds = BTreeMap::new();
+    let mut clock = Instant::now();
+    let mut lap = |stage: &str| {
+        stage_seconds.insert(stage.to_string(), clock.elapsed().as_secs_f64());
+        clock = Instant::now();
+    };
     let cells = audit.vectors(files, progress);
+    lap("vectors");
     audit.exhaustive(options, progress);
+    lap("exhaustive");
     if options.deep {
         audit.deep(progress);
+        lap("deep");
     }
     audit.differential(options, progress);
+    lap("differential");
     let reuse_rules = if options.reuse {
-        audit.reuse(progress)
+        let rules = audit.reuse(progress);
+        lap("reuse");
+        rules
     } else {
         Vec::new()
     };
 
     let (variants, closest_variant) = audit.variants(files, progress);
+    lap("variants");
     progress.stage("classifying");
     let asker = &mut audit.asker;
     let found = classify::classify(caps, |requests| asker.ask(requests, progress));
+    lap("classifying");
     let bom = if decodes(caps) { found.bom } else { "n/a" };
 
     audit.failures.trim();
@@ -1043,6 +1057,7 @@ pub fn audit_decoder(
         stderr_tail: decoder.stderr_tail(),
         restarts: decoder.restarts(),
         seconds: started.elapsed().as_secs_f64(),
+        stage_seconds,
     };
     (report, cells)
 }
