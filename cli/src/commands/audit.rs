@@ -3,12 +3,12 @@
 use super::CliResult;
 use clap::Args;
 use indicatif::MultiProgress;
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use utf8conform::audit::{self, AuditOptions, CaseCell};
+use utf8conform::decoder::Kind;
 use utf8conform::level::Level;
 use utf8conform::report::{DecoderReport, Report, ReportOptions, Skipped};
 use utf8conform::vectors::{self, VectorFile};
@@ -136,17 +136,35 @@ pub fn run(args: AuditArgs) -> CliResult {
             )
         })
         .collect();
-    subjects
-        .par_iter()
-        .zip(tasks.par_iter())
-        .enumerate()
-        .for_each(|(i, (s, task))| {
-            let (report, cells) = audit::audit(s, &files, &options, task);
-            task.finish(&format!("done in {:.1} s", report.seconds));
-            done.lock()
-                .expect("no panic while locked")
-                .push((i, report, cells));
-        });
+    // Longest first, one decoder per worker at a time: the audit ends
+    // when its slowest decoder does, so that one must not start last.
+    // External decoders cost far more per request than in-process ones.
+    let mut order: Vec<usize> = (0..subjects.len()).collect();
+    order.sort_by_key(|&i| {
+        let s = &subjects[i];
+        let per_request = if s.decoder.kind() == Kind::External {
+            16
+        } else {
+            1
+        };
+        std::cmp::Reverse(audit::work(s, &files, &options) * per_request)
+    });
+    let queue = Mutex::new(order.into_iter());
+    let workers = rayon::current_num_threads().clamp(1, subjects.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let next = queue.lock().expect("no panic while locked").next();
+                let Some(i) = next else { break };
+                let (s, task) = (&subjects[i], &tasks[i]);
+                let (report, cells) = audit::audit(s, &files, &options, task);
+                task.finish(&format!("done in {:.1} s", report.seconds));
+                done.lock()
+                    .expect("no panic while locked")
+                    .push((i, report, cells));
+            });
+        }
+    });
     multi.clear().ok();
     let mut results = std::mem::take(&mut *done.lock().expect("no panic while locked"));
     results.sort_by_key(|r| r.0);
