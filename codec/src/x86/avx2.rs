@@ -2,15 +2,19 @@
 //! [`super::shuffle`]'s loop with 16 bytes of any characters at a time
 //! ([`bmp16`], [`window16`]), encoding 16 values at a time ([`encode`]),
 //! and one-pass lossy decoding to UTF-8 (`lossy_decoder!`, with a stray
-//! step of its own: [`stray_step`]).
+//! step of its own: [`stray_step`]). The kernel's functions, the
+//! operations the shared code calls and what it expands to are [`Avx2`]'s.
+//!
+//! [`encode`]: Avx2::encode
+//! [`bmp16`]: Avx2::bmp16
+//! [`window16`]: Avx2::window16
+//! [`stray_step`]: Avx2::stray_step
 
 use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, THREE};
-use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
+use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
 use crate::encode::EncodeFailure;
 use crate::validate::is_lone;
-use crate::Utf8Error;
-use crate::Verdict;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -18,249 +22,338 @@ use core::mem::MaybeUninit;
 const N: usize = 32;
 /// Per position, the largest byte that leaves no character open past the block.
 const INCOMPLETE_MAX: [u8; N] = incomplete_max::<N>();
+/// A register.
 type V = __m256i;
 
-/// Whether this CPU can run the kernel: AVX2, and what the decoder's step
-/// arithmetic uses (`popcnt` counts characters, BMI1's `tzcnt` finds the
-/// next start, BMI2's `shrx` shifts the masks); Intel's and AMD's CPUs
-/// with AVX2 have them all.
-pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("avx2")
-        && is_x86_feature_detected!("popcnt")
-        && is_x86_feature_detected!("bmi1")
-        && is_x86_feature_detected!("bmi2")
+/// The AVX2 kernel, as associated functions: the vector operations the
+/// shared code ([`validator!`], [`fused_decoder!`], [`lossy_decoder!`]) is
+/// written in, what those macros expand to (`Avx2::validate`,
+/// `Avx2::decode`, `Avx2::decode_lossy`, …), and the kernel's own
+/// (`Avx2::available`, `Avx2::decode_lossy_utf32`, `Avx2::encode`).
+pub(crate) struct Avx2;
+
+impl Isa for Avx2 {
+    type V = V;
+    type Mask = Mask;
 }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn load(block: &[u8; N]) -> V {
-    // SAFETY: `block` is 32 readable bytes, the width of the load; `loadu`
-    // has no alignment requirement.
-    unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn load_tail(tail: &[u8]) -> V {
-    debug_assert!(tail.len() < N);
-    // A whole 16-byte load for the first half if the tail fills it, the
-    // rest from `tail_words`'s overlapping loads: zero-padded, as a load
-    // of a padded copy would be, without the copy.
-    let (low, rest) = match tail.split_first_chunk::<16>() {
-        // SAFETY: `low` is 16 readable bytes, the width of the load;
-        // `loadu` has no alignment requirement.
-        Some((low, rest)) => (unsafe { _mm_loadu_si128(low.as_ptr().cast()) }, rest),
-        None => (_mm_setzero_si128(), tail),
-    };
-    let [lo, hi] = tail_words(rest);
-    let rest = _mm_set_epi64x(hi as i64, lo as i64);
-    if tail.len() >= 16 {
-        _mm256_set_m128i(rest, low)
-    } else {
-        _mm256_set_m128i(low, rest)
+impl Avx2 {
+    /// Whether this CPU can run the kernel: AVX2, and what the decoder's step
+    /// arithmetic uses (`popcnt` counts characters, BMI1's `tzcnt` finds the
+    /// next start, BMI2's `shrx` shifts the masks); Intel's and AMD's CPUs
+    /// with AVX2 have them all.
+    pub(crate) fn available() -> bool {
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("popcnt")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
     }
 }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn zero() -> V {
-    _mm256_setzero_si256()
+/// The validator's operations (see [`Isa`]), on 32-byte registers.
+impl Avx2 {
+    /// Block width in bytes.
+    const N: usize = N;
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load(block: &[u8; N]) -> V {
+        // SAFETY: `block` is 32 readable bytes, the width of the load; `loadu`
+        // has no alignment requirement.
+        unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load_tail(tail: &[u8]) -> V {
+        debug_assert!(tail.len() < N);
+        // A whole 16-byte load for the first half if the tail fills it, the
+        // rest from `tail_words`'s overlapping loads: zero-padded, as a load
+        // of a padded copy would be, without the copy.
+        let (low, rest) = match tail.split_first_chunk::<16>() {
+            // SAFETY: `low` is 16 readable bytes, the width of the load;
+            // `loadu` has no alignment requirement.
+            Some((low, rest)) => (unsafe { _mm_loadu_si128(low.as_ptr().cast()) }, rest),
+            None => (_mm_setzero_si128(), tail),
+        };
+        let [lo, hi] = tail_words(rest);
+        let rest = _mm_set_epi64x(hi as i64, lo as i64);
+        if tail.len() >= 16 {
+            _mm256_set_m128i(rest, low)
+        } else {
+            _mm256_set_m128i(low, rest)
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn zero() -> V {
+        _mm256_setzero_si256()
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn splat(byte: u8) -> V {
+        _mm256_set1_epi8(byte as i8)
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn is_ascii(v: V) -> bool {
+        _mm256_movemask_epi8(v) == 0
+    }
+
+    /// The input shifted by 1, 2 and 3 bytes, the gap filled from `prev`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn prevs(input: V, prev: V) -> (V, V, V) {
+        // [prev high lane, input low lane]: each 16-byte lane's left neighbour.
+        let left = _mm256_permute2x128_si256::<0x21>(prev, input);
+        (
+            _mm256_alignr_epi8::<15>(input, left),
+            _mm256_alignr_epi8::<14>(input, left),
+            _mm256_alignr_epi8::<13>(input, left),
+        )
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn high_nibbles(v: V) -> V {
+        _mm256_and_si256(_mm256_srli_epi16::<4>(v), Self::splat(0x0F))
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn low_nibbles(v: V) -> V {
+        _mm256_and_si256(v, Self::splat(0x0F))
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn lookup(table: &[u8; N], nibbles: V) -> V {
+        _mm256_shuffle_epi8(Self::load(table), nibbles)
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn and3(a: V, b: V, c: V) -> V {
+        _mm256_and_si256(_mm256_and_si256(a, b), c)
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn or(a: V, b: V) -> V {
+        _mm256_or_si256(a, b)
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn xor(a: V, b: V) -> V {
+        _mm256_xor_si256(a, b)
+    }
+
+    /// 0x80 where the byte must be a 3rd or 4th byte. Saturating subtraction
+    /// leaves bit 7 set exactly when 2 back ≥ 0xE0 (0xE0 − 0x60 = 0x80) or 3
+    /// back ≥ 0xF0 (0xF0 − 0x70 = 0x80).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn must23(prev2: V, prev3: V) -> V {
+        let third = _mm256_subs_epu8(prev2, Self::splat(0x60));
+        let fourth = _mm256_subs_epu8(prev3, Self::splat(0x70));
+        _mm256_and_si256(_mm256_or_si256(third, fourth), Self::splat(0x80))
+    }
+
+    /// The index of the first non-zero byte, if any.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn first(v: V) -> Option<usize> {
+        let clear = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())) as u32;
+        (clear != u32::MAX).then(|| (!clear).trailing_zeros() as usize)
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn any(v: V) -> bool {
+        _mm256_testz_si256(v, v) == 0
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn incomplete(v: V) -> bool {
+        Self::any(_mm256_subs_epu8(v, Self::load(&INCOMPLETE_MAX)))
+    }
 }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn splat(byte: u8) -> V {
-    _mm256_set1_epi8(byte as i8)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn is_ascii(v: V) -> bool {
-    _mm256_movemask_epi8(v) == 0
-}
-
-/// The input shifted by 1, 2 and 3 bytes, the gap filled from `prev`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn prevs(input: V, prev: V) -> (V, V, V) {
-    // [prev high lane, input low lane]: each 16-byte lane's left neighbour.
-    let left = _mm256_permute2x128_si256::<0x21>(prev, input);
-    (
-        _mm256_alignr_epi8::<15>(input, left),
-        _mm256_alignr_epi8::<14>(input, left),
-        _mm256_alignr_epi8::<13>(input, left),
-    )
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn high_nibbles(v: V) -> V {
-    _mm256_and_si256(_mm256_srli_epi16::<4>(v), splat(0x0F))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn low_nibbles(v: V) -> V {
-    _mm256_and_si256(v, splat(0x0F))
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn lookup(table: &[u8; N], nibbles: V) -> V {
-    _mm256_shuffle_epi8(load(table), nibbles)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn and3(a: V, b: V, c: V) -> V {
-    _mm256_and_si256(_mm256_and_si256(a, b), c)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn or(a: V, b: V) -> V {
-    _mm256_or_si256(a, b)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn xor(a: V, b: V) -> V {
-    _mm256_xor_si256(a, b)
-}
-
-/// 0x80 where the byte must be a 3rd or 4th byte. Saturating subtraction
-/// leaves bit 7 set exactly when 2 back ≥ 0xE0 (0xE0 − 0x60 = 0x80) or 3
-/// back ≥ 0xF0 (0xF0 − 0x70 = 0x80).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn must23(prev2: V, prev3: V) -> V {
-    let third = _mm256_subs_epu8(prev2, splat(0x60));
-    let fourth = _mm256_subs_epu8(prev3, splat(0x70));
-    _mm256_and_si256(_mm256_or_si256(third, fourth), splat(0x80))
-}
-
-/// The index of the first non-zero byte, if any.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn first(v: V) -> Option<usize> {
-    let clear = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())) as u32;
-    (clear != u32::MAX).then(|| (!clear).trailing_zeros() as usize)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn any(v: V) -> bool {
-    _mm256_testz_si256(v, v) == 0
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn incomplete(v: V) -> bool {
-    any(_mm256_subs_epu8(v, load(&INCOMPLETE_MAX)))
-}
-
-validator!("avx2");
-fused_decoder!("avx2,bmi1,bmi2,popcnt");
+validator!(Avx2, "avx2");
+fused_decoder!(Avx2, "avx2,bmi1,bmi2,popcnt");
 
 // ---- lossy decoding to UTF-8 ([`lossy_decoder!`]) ------------------------
 
 /// A bit per byte of a block.
 type Mask = u32;
 
-/// The block at `bytes[at..]`, with no bounds check.
-///
-/// # Safety
-/// `at + N ≤ bytes.len()`.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn load_at(bytes: &[u8], at: usize) -> V {
-    debug_assert!(at + N <= bytes.len());
-    // SAFETY: `bytes[at..at + N]` is in bounds (the caller's contract), so
-    // it is 32 readable bytes; `loadu` has no alignment requirement.
-    unsafe { _mm256_loadu_si256(bytes.as_ptr().add(at).cast()) }
-}
+/// [`lossy_decoder!`]'s operations.
+impl Avx2 {
+    /// The block at `bytes[at..]`, with no bounds check.
+    ///
+    /// # Safety
+    /// `at + N ≤ bytes.len()`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn load_at(bytes: &[u8], at: usize) -> V {
+        debug_assert!(at + N <= bytes.len());
+        // SAFETY: `bytes[at..at + N]` is in bounds (the caller's contract), so
+        // it is 32 readable bytes; `loadu` has no alignment requirement.
+        unsafe { _mm256_loadu_si256(bytes.as_ptr().add(at).cast()) }
+    }
 
-/// Stores `v` at `dst`, unaligned.
-///
-/// # Safety
-/// `dst` must be valid for `N` bytes of writes.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn store(dst: *mut u8, v: V) {
-    // SAFETY: `dst` is valid for 32 bytes of writes (the caller's
-    // contract); `storeu` has no alignment requirement.
-    unsafe { _mm256_storeu_si256(dst.cast(), v) }
-}
+    /// Stores `v` at `dst`, unaligned.
+    ///
+    /// # Safety
+    /// `dst` must be valid for `N` bytes of writes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn store(dst: *mut u8, v: V) {
+        // SAFETY: `dst` is valid for 32 bytes of writes (the caller's
+        // contract); `storeu` has no alignment requirement.
+        unsafe { _mm256_storeu_si256(dst.cast(), v) }
+    }
 
-/// The bytes of `v` at 0x80 and above.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn non_ascii_mask(v: V) -> Mask {
-    _mm256_movemask_epi8(v) as Mask
-}
+    /// The bytes of `v` at 0x80 and above.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn non_ascii_mask(v: V) -> Mask {
+        _mm256_movemask_epi8(v) as Mask
+    }
 
-/// The bytes of `block` that can start a well-formed multi-byte character
-/// (C2..=F4, RFC 3629 §4).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn multi_byte_leads(block: V) -> Mask {
-    // AVX2 compares bytes as signed: `b - 0x42` (wrapping) moves C2..=F4 to
-    // -128..=-78, the only bytes below -77.
-    let moved = _mm256_sub_epi8(block, splat(0x42));
-    non_ascii_mask(_mm256_cmpgt_epi8(splat(0xB3), moved))
+    /// The bytes of `block` that can start a well-formed multi-byte character
+    /// (C2..=F4, RFC 3629 §4).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn multi_byte_leads(block: V) -> Mask {
+        // AVX2 compares bytes as signed: `b - 0x42` (wrapping) moves C2..=F4 to
+        // -128..=-78, the only bytes below -77.
+        let moved = _mm256_sub_epi8(block, Self::splat(0x42));
+        Self::non_ascii_mask(_mm256_cmpgt_epi8(Self::splat(0xB3), moved))
+    }
+
+    /// The bytes of `block` that never occur in UTF-8 and continue nothing
+    /// (C0, C1, F5..=FF).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn never_leads(block: V) -> Mask {
+        let c0_c1 = _mm256_cmpeq_epi8(
+            _mm256_and_si256(block, Self::splat(0xFE)),
+            Self::splat(0xC0),
+        );
+        // `max(b, F5) == b` is `b >= F5` for unsigned bytes.
+        let f5_ff = _mm256_cmpeq_epi8(_mm256_max_epu8(block, Self::splat(0xF5)), block);
+        Self::non_ascii_mask(_mm256_or_si256(c0_c1, f5_ff))
+    }
+
+    /// `v` with a space at each byte `mask` marks.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn with_spaces(v: V, mask: Mask) -> V {
+        // Byte i of the block takes byte i / 8 of the mask (each 16-byte lane
+        // of the broadcast holds all four), then tests its own bit.
+        let spread = _mm256_shuffle_epi8(
+            _mm256_set1_epi32(mask as i32),
+            _mm256_setr_epi64x(
+                0,
+                0x0101_0101_0101_0101,
+                0x0202_0202_0202_0202,
+                0x0303_0303_0303_0303,
+            ),
+        );
+        let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+        let marked = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+        _mm256_blendv_epi8(v, Self::splat(b' '), marked)
+    }
+
+    /// Input bytes the stray loop's step ([`lossy_decoder!`]) takes: 60, so
+    /// that its output, `60 + 2·strays` bytes with at most two strays, is two
+    /// registers.
+    const STRAY_STEP: usize = 60;
+    /// Bytes the step reads from its start: two registers (and 4 bytes before
+    /// it).
+    const STRAY_STEP_READS: usize = 2 * N;
+    /// Bytes the step writes: two registers.
+    const STRAY_STEP_WRITES: usize = 2 * N;
+
+    /// If the 60 bytes at `bytes[at..]` are ASCII and at most two stray bytes,
+    /// stores their lossy output (`60 + 2·strays` bytes) at `o` and returns its
+    /// length.
+    ///
+    /// The output is built in registers and stored once, two registers: output
+    /// byte `j` is input byte `j` before the first stray, `j - 2` after its
+    /// U+FFFD, `j - 4` after the second's, so each output register is a blend
+    /// of three loads (0, 2 and 4 bytes back), its lanes chosen and the
+    /// U+FFFDs placed by masks read from sliding tables at the strays'
+    /// positions. The AVX-512 kernel's step, the block stored whole and then
+    /// U+FFFD and the rest patched over each stray, is five stores a block,
+    /// three of them whole registers at any offset; on Zen 3 a 32-byte store
+    /// across a cache line costs about two, and with 32-byte blocks that step
+    /// was 1.3× slower (measured).
+    ///
+    /// # Safety
+    /// `o` must be valid for [`STRAY_STEP_WRITES`](Self::STRAY_STEP_WRITES) bytes of writes, and
+    /// `N ≤ at`, `at + STRAY_STEP_READS ≤ bytes.len()`.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline]
+    unsafe fn stray_step(o: *mut u8, bytes: &[u8], at: usize) -> Option<usize> {
+        /// The step's bytes among a mask's 64.
+        const STEP_BYTES: u64 = (1 << Avx2::STRAY_STEP) - 1;
+        // The loads after a stray start up to 4 bytes before the step.
+        debug_assert!(at >= N);
+        // SAFETY: `at + 2N = at + STRAY_STEP_READS ≤ bytes.len()`.
+        let (low, high) = unsafe { (Self::load_at(bytes, at), Self::load_at(bytes, at + N)) };
+        let leads =
+            u64::from(Self::multi_byte_leads(low)) | u64::from(Self::multi_byte_leads(high)) << N;
+        let strays =
+            u64::from(Self::non_ascii_mask(low)) | u64::from(Self::non_ascii_mask(high)) << N;
+        let strays = strays & STEP_BYTES;
+        if leads & STEP_BYTES != 0 || strays.count_ones() > 2 {
+            return None;
+        }
+        // 64 when there is no (second) stray: then its lanes are past the output.
+        let first = strays.trailing_zeros() as usize;
+        let second = (strays & strays.wrapping_sub(1)).trailing_zeros() as usize;
+        for h in [0, N] {
+            // SAFETY: `at ≥ N ≥ 4`, and `at + h + N ≤ at + 2N ≤ bytes.len()`.
+            let (same, back2, back4) = unsafe {
+                (
+                    Self::load_at(bytes, at + h),
+                    Self::load_at(bytes, at + h - 2),
+                    Self::load_at(bytes, at + h - 4),
+                )
+            };
+            let x = _mm256_blendv_epi8(same, back2, lanes_from(&FROM_HERE, h, first + 3));
+            let x = _mm256_blendv_epi8(x, back4, lanes_from(&FROM_HERE, h, second + 5));
+            let replacements = _mm256_or_si256(
+                lanes_from(&REPLACEMENT_HERE, h, first),
+                lanes_from(&REPLACEMENT_HERE, h, second + 2),
+            );
+            // U+FFFD's bytes (EF BF BD) all have their top bit set, the
+            // blend's selector; the zeros around them keep `x`.
+            let x = _mm256_blendv_epi8(x, replacements, replacements);
+            // SAFETY: `o[h..h + N]` is within its STRAY_STEP_WRITES = 2N bytes.
+            unsafe { Self::store(o.add(h), x) };
+        }
+        Some(Self::STRAY_STEP + 2 * strays.count_ones() as usize)
+    }
 }
 
 /// Whether `block` holds a byte that can start a well-formed multi-byte
-/// character ([`multi_byte_leads`]).
+/// character ([`multi_byte_leads`](Avx2::multi_byte_leads)).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn holds_multi_byte_lead(block: &[u8; 64]) -> bool {
     let (low, high) = block.split_at(N);
-    multi_byte_leads(load(low.try_into().expect("N bytes")))
-        | multi_byte_leads(load(high.try_into().expect("N bytes")))
+    Avx2::multi_byte_leads(Avx2::load(low.try_into().expect("N bytes")))
+        | Avx2::multi_byte_leads(Avx2::load(high.try_into().expect("N bytes")))
         != 0
 }
-
-/// The bytes of `block` that never occur in UTF-8 and continue nothing
-/// (C0, C1, F5..=FF).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn never_leads(block: V) -> Mask {
-    let c0_c1 = _mm256_cmpeq_epi8(_mm256_and_si256(block, splat(0xFE)), splat(0xC0));
-    // `max(b, F5) == b` is `b >= F5` for unsigned bytes.
-    let f5_ff = _mm256_cmpeq_epi8(_mm256_max_epu8(block, splat(0xF5)), block);
-    non_ascii_mask(_mm256_or_si256(c0_c1, f5_ff))
-}
-
-/// `v` with a space at each byte `mask` marks.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn with_spaces(v: V, mask: Mask) -> V {
-    // Byte i of the block takes byte i / 8 of the mask (each 16-byte lane
-    // of the broadcast holds all four), then tests its own bit.
-    let spread = _mm256_shuffle_epi8(
-        _mm256_set1_epi32(mask as i32),
-        _mm256_setr_epi64x(
-            0,
-            0x0101_0101_0101_0101,
-            0x0202_0202_0202_0202,
-            0x0303_0303_0303_0303,
-        ),
-    );
-    let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
-    let marked = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
-    _mm256_blendv_epi8(v, splat(b' '), marked)
-}
-
-/// Input bytes the stray loop's step ([`lossy_decoder!`]) takes: 60, so
-/// that its output, `60 + 2·strays` bytes with at most two strays, is two
-/// registers.
-const STRAY_STEP: usize = 60;
-/// Bytes the step reads from its start: two registers (and 4 bytes before
-/// it).
-const STRAY_STEP_READS: usize = 2 * N;
-/// Bytes the step writes: two registers.
-const STRAY_STEP_WRITES: usize = 2 * N;
 
 /// 0x00 before [`SELECT_AT`], 0xFF from there on: read from
 /// `SELECT_AT + h - k` ([`lanes_from`]), the mask of lanes `k - h` and up.
@@ -286,7 +379,7 @@ static REPLACEMENT_HERE: [u8; 2 * SELECT_AT] = {
 };
 
 /// Where [`FROM_HERE`] turns to 0xFF and [`REPLACEMENT_HERE`] holds U+FFFD:
-/// past the largest `k` (69) that [`stray_step`] reads them at.
+/// past the largest `k` (69) that [`stray_step`](Avx2::stray_step) reads them at.
 const SELECT_AT: usize = 96;
 
 /// The 32 bytes of `table` from `SELECT_AT + h - k`: lane `i` holds the
@@ -304,98 +397,103 @@ fn lanes_from(table: &[u8; 2 * SELECT_AT], h: usize, k: usize) -> V {
     unsafe { _mm256_loadu_si256(table.as_ptr().add(from).cast()) }
 }
 
-/// If the 60 bytes at `bytes[at..]` are ASCII and at most two stray bytes,
-/// stores their lossy output (`60 + 2·strays` bytes) at `o` and returns its
-/// length.
-///
-/// The output is built in registers and stored once, two registers: output
-/// byte `j` is input byte `j` before the first stray, `j - 2` after its
-/// U+FFFD, `j - 4` after the second's, so each output register is a blend
-/// of three loads (0, 2 and 4 bytes back), its lanes chosen and the
-/// U+FFFDs placed by masks read from sliding tables at the strays'
-/// positions. The AVX-512 kernel's step, the block stored whole and then
-/// U+FFFD and the rest patched over each stray, is five stores a block,
-/// three of them whole registers at any offset; on Zen 3 a 32-byte store
-/// across a cache line costs about two, and with 32-byte blocks that step
-/// was 1.3× slower (measured).
-///
-/// # Safety
-/// `o` must be valid for [`STRAY_STEP_WRITES`] bytes of writes, and
-/// `N ≤ at`, `at + STRAY_STEP_READS ≤ bytes.len()`.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline]
-unsafe fn stray_step(o: *mut u8, bytes: &[u8], at: usize) -> Option<usize> {
-    /// The step's bytes among a mask's 64.
-    const STEP_BYTES: u64 = (1 << STRAY_STEP) - 1;
-    // The loads after a stray start up to 4 bytes before the step.
-    debug_assert!(at >= N);
-    // SAFETY: `at + 2N = at + STRAY_STEP_READS ≤ bytes.len()`.
-    let (low, high) = unsafe { (load_at(bytes, at), load_at(bytes, at + N)) };
-    let leads = u64::from(multi_byte_leads(low)) | u64::from(multi_byte_leads(high)) << N;
-    let strays = u64::from(non_ascii_mask(low)) | u64::from(non_ascii_mask(high)) << N;
-    let strays = strays & STEP_BYTES;
-    if leads & STEP_BYTES != 0 || strays.count_ones() > 2 {
-        return None;
-    }
-    // 64 when there is no (second) stray: then its lanes are past the output.
-    let first = strays.trailing_zeros() as usize;
-    let second = (strays & strays.wrapping_sub(1)).trailing_zeros() as usize;
-    for h in [0, N] {
-        // SAFETY: `at ≥ N ≥ 4`, and `at + h + N ≤ at + 2N ≤ bytes.len()`.
-        let (same, back2, back4) = unsafe {
-            (
-                load_at(bytes, at + h),
-                load_at(bytes, at + h - 2),
-                load_at(bytes, at + h - 4),
-            )
-        };
-        let x = _mm256_blendv_epi8(same, back2, lanes_from(&FROM_HERE, h, first + 3));
-        let x = _mm256_blendv_epi8(x, back4, lanes_from(&FROM_HERE, h, second + 5));
-        let replacements = _mm256_or_si256(
-            lanes_from(&REPLACEMENT_HERE, h, first),
-            lanes_from(&REPLACEMENT_HERE, h, second + 2),
-        );
-        // U+FFFD's bytes (EF BF BD) all have their top bit set, the
-        // blend's selector; the zeros around them keep `x`.
-        let x = _mm256_blendv_epi8(x, replacements, replacements);
-        // SAFETY: `o[h..h + N]` is within its STRAY_STEP_WRITES = 2N bytes.
-        unsafe { store(o.add(h), x) };
-    }
-    Some(STRAY_STEP + 2 * strays.count_ones() as usize)
-}
+lossy_decoder!(Avx2, "avx2,bmi1,bmi2,popcnt");
 
-lossy_decoder!("avx2,bmi1,bmi2,popcnt");
-
-/// 64 ASCII bytes to 64 code points, 8 bytes to each 32-byte store.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn widen64(block: &[u8; 64], lanes: &mut [MaybeUninit<u32>; 64]) {
-    for (eight, lanes) in block.chunks_exact(8).zip(lanes.chunks_exact_mut(8)) {
-        // SAFETY: `eight` is 8 readable bytes, the width of the load;
-        // `lanes` is 8 writable lanes, 32 bytes, the store's width.
-        unsafe {
-            let values = _mm256_cvtepu8_epi32(_mm_loadl_epi64(eight.as_ptr().cast()));
-            _mm256_storeu_si256(lanes.as_mut_ptr().cast(), values);
+/// [`decode_blocks!`](super::shuffle::decode_blocks!)'s operations, and
+/// [`fused_decoder!`]'s `decode_tail`.
+impl Avx2 {
+    /// 64 ASCII bytes to 64 code points, 8 bytes to each 32-byte store.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn widen64(block: &[u8; 64], lanes: &mut [MaybeUninit<u32>; 64]) {
+        for (eight, lanes) in block.chunks_exact(8).zip(lanes.chunks_exact_mut(8)) {
+            // SAFETY: `eight` is 8 readable bytes, the width of the load;
+            // `lanes` is 8 writable lanes, 32 bytes, the store's width.
+            unsafe {
+                let values = _mm256_cvtepu8_epi32(_mm_loadl_epi64(eight.as_ptr().cast()));
+                _mm256_storeu_si256(lanes.as_mut_ptr().cast(), values);
+            }
         }
     }
+
+    /// `window16` takes characters of every length.
+    const ALL_LENGTHS: bool = true;
+
+    /// [`super::shuffle::bmp16`] in 256-bit registers: the 16 bytes' code
+    /// points in one register of 16-bit words, packed per 128-bit lane. (Where
+    /// it can, it beats [`window16`](Self::window16), which needs 32-bit lanes: Latin text
+    /// 3.9 against 3.4 GB/s at 4 KiB, measured.)
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
+        // SAFETY: `bytes[k..k + 16]` is 16 readable bytes (k ≤ 2).
+        let load = |k: usize| unsafe { _mm_loadu_si128(bytes[k..k + 16].as_ptr().cast()) };
+        bmp16_in([load(0), load(1), load(2)], starts, lanes)
+    }
+
+    /// Decodes the characters that start in the first 16 of `bytes` (the next
+    /// three hold the continuations of those that start near the end);
+    /// `starts` says which of the 16 start one. Stores their code points to
+    /// `lanes` (and garbage up to 16 lanes: the caller leaves room) and
+    /// returns how many characters that is.
+    ///
+    /// No step waits for a table load to know where the next one begins: each
+    /// of the 16 bytes gets the code point of the character it would start,
+    /// in a 32-bit lane, and the lanes of the starts are packed, 8 at a time,
+    /// by `vpermd` controls from [`PACK32`]. The code point: the lane gathers
+    /// its byte and the next three, lead in the top byte; masks each to its
+    /// payload (the lead by its high nibble, RFC 3629 §3: 7, 5, 4 or 3 bits;
+    /// 6 of each continuation); `maddubs` and `madd` join the four fields into
+    /// `b0·2¹⁸ + b1·2¹² + b2·2⁶ + b3`; and a shift right by 6·(4 − length)
+    /// drops the bytes of the next characters.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn window16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
+        // SAFETY: `bytes[base..base + 16]` is 16 readable bytes (base ≤ 3).
+        let load = |base: usize| unsafe { _mm_loadu_si128(bytes[base..].as_ptr().cast()) };
+        window16_in([load(0), load(3)], starts, lanes)
+    }
+
+    /// A 64-byte block's non-ASCII bytes, character starts (every byte but a
+    /// continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65) and leads
+    /// of 4-byte characters (0xF0..=0xFF: as signed bytes, > −17 and not
+    /// ASCII).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
+        let (low, high) = block.split_at(N);
+        let (low, high) = (
+            Self::load(low.try_into().expect("N bytes")),
+            Self::load(high.try_into().expect("N bytes")),
+        );
+        let bits = |v: V| _mm256_movemask_epi8(v) as u32 as u64;
+        let above = |v: V, floor: i8| bits(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(floor)));
+        let non_ascii = bits(low) | bits(high) << 32;
+        (
+            non_ascii,
+            above(low, -65) | above(high, -65) << 32,
+            (above(low, -17) | above(high, -17) << 32) & non_ascii,
+        )
+    }
+
+    /// Appends the code points of the characters that start in `block[from..]`
+    /// to `out`, where `block` is the input's last 64 bytes and `block[from..]`
+    /// (`from` < 64) is well-formed from a character boundary: the end of the
+    /// input that [`super::shuffle::decode_blocks!`]'s loop leaves (less than
+    /// a block), decoded by the loop's own steps instead of the scalar loop
+    /// (Latin, emoji and mixed text, 64 bytes: the scalar loop took a third of
+    /// the call's instructions, counted by callgrind). Returns true: it always
+    /// takes them (the SSE4.1 kernel's counterpart never does).
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
+        debug_assert!(from < 64);
+        Self::decode_span(block, from, 64, out);
+        true
+    }
 }
 
-/// `window16` takes characters of every length.
-const ALL_LENGTHS: bool = true;
-
-/// [`super::shuffle::bmp16`] in 256-bit registers: the 16 bytes' code
-/// points in one register of 16-bit words, packed per 128-bit lane. (Where
-/// it can, it beats [`window16`], which needs 32-bit lanes: Latin text
-/// 3.9 against 3.4 GB/s at 4 KiB, measured.)
-#[target_feature(enable = "avx2")]
-#[inline]
-fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
-    // SAFETY: `bytes[k..k + 16]` is 16 readable bytes (k ≤ 2).
-    let load = |k: usize| unsafe { _mm_loadu_si128(bytes[k..k + 16].as_ptr().cast()) };
-    bmp16_in([load(0), load(1), load(2)], starts, lanes)
-}
-
-/// [`bmp16`] of a window given as registers: the 16 bytes, and moved on by
+/// [`bmp16`](Avx2::bmp16) of a window given as registers: the 16 bytes, and moved on by
 /// 1 and 2 (so the loads can be of memory, or shifts of one register).
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -461,30 +559,7 @@ static PACK32: [[u8; 8]; 256] = {
     out
 };
 
-/// Decodes the characters that start in the first 16 of `bytes` (the next
-/// three hold the continuations of those that start near the end);
-/// `starts` says which of the 16 start one. Stores their code points to
-/// `lanes` (and garbage up to 16 lanes: the caller leaves room) and
-/// returns how many characters that is.
-///
-/// No step waits for a table load to know where the next one begins: each
-/// of the 16 bytes gets the code point of the character it would start,
-/// in a 32-bit lane, and the lanes of the starts are packed, 8 at a time,
-/// by `vpermd` controls from [`PACK32`]. The code point: the lane gathers
-/// its byte and the next three, lead in the top byte; masks each to its
-/// payload (the lead by its high nibble, RFC 3629 §3: 7, 5, 4 or 3 bits;
-/// 6 of each continuation); `maddubs` and `madd` join the four fields into
-/// `b0·2¹⁸ + b1·2¹² + b2·2⁶ + b3`; and a shift right by 6·(4 − length)
-/// drops the bytes of the next characters.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn window16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
-    // SAFETY: `bytes[base..base + 16]` is 16 readable bytes (base ≤ 3).
-    let load = |base: usize| unsafe { _mm_loadu_si128(bytes[base..].as_ptr().cast()) };
-    window16_in([load(0), load(3)], starts, lanes)
-}
-
-/// [`window16`] of a window given as registers: its 16 bytes, and moved on
+/// [`window16`](Avx2::window16) of a window given as registers: its 16 bytes, and moved on
 /// by 3.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -507,7 +582,7 @@ fn window16_in(window: [__m128i; 2], starts: u16, lanes: &mut [MaybeUninit<u32>]
     // mask, and the shift that drops the bytes it does not have.
     const LEAD_MASKS: [u8; 32] = super::repeat::<32>(super::PAYLOAD);
     const SHIFTS: [u8; 32] = super::repeat::<32>(super::LENGTH_SHIFT);
-    let table = |t: &[u8; 32]| load(t);
+    let table = |t: &[u8; 32]| Avx2::load(t);
     let lanes = &mut lanes[..16];
     let mut written = 0;
     for (half, window) in window.into_iter().enumerate() {
@@ -547,200 +622,193 @@ fn window16_in(window: [__m128i; 2], starts: u16, lanes: &mut [MaybeUninit<u32>]
     written
 }
 
-/// A 64-byte block's non-ASCII bytes, character starts (every byte but a
-/// continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65) and leads
-/// of 4-byte characters (0xF0..=0xFF: as signed bytes, > −17 and not
-/// ASCII).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    let (low, high) = block.split_at(N);
-    let (low, high) = (
-        load(low.try_into().expect("N bytes")),
-        load(high.try_into().expect("N bytes")),
-    );
-    let bits = |v: V| _mm256_movemask_epi8(v) as u32 as u64;
-    let above = |v: V, floor: i8| bits(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(floor)));
-    let non_ascii = bits(low) | bits(high) << 32;
-    (
-        non_ascii,
-        above(low, -65) | above(high, -65) << 32,
-        (above(low, -17) | above(high, -17) << 32) & non_ascii,
-    )
-}
-
-/// Appends the code points of the characters that start in `block[from..]`
-/// to `out`, where `block` is the input's last 64 bytes and `block[from..]`
-/// (`from` < 64) is well-formed from a character boundary: the end of the
-/// input that [`super::shuffle::decode_blocks!`]'s loop leaves (less than
-/// a block), decoded by the loop's own steps instead of the scalar loop
-/// (Latin, emoji and mixed text, 64 bytes: the scalar loop took a third of
-/// the call's instructions, counted by callgrind). Returns true: it always
-/// takes them (the SSE4.1 kernel's counterpart never does).
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline]
-fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
-    debug_assert!(from < 64);
-    decode_span(block, from, 64, out);
-    true
-}
-
-/// Appends the code points of the characters that start in
-/// `block[from..to]` to `out`, where that span is well-formed whole
-/// characters from a character boundary (`from` < 64, `from` ≤ `to` ≤
-/// 64): the end of the input ([`decode_tail`]), or what precedes an error
-/// in a block.
-///
-/// The block is split at fixed places, 16 bytes each; the starts outside
-/// the span are cleared, so a window takes only the characters that start
-/// in it within the span, and the windows' stores follow each other by
-/// their counts alone. The last window has no bytes after it to read: its
-/// copies moved on by 1 to 3 bytes are shifts of the window (zeros come
-/// in), and none of its characters needs a byte past the end of the span.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline]
-fn decode_span(block: &[u8; 64], from: usize, to: usize, out: &mut Vec<u32>) {
-    debug_assert!(from < 64 && from <= to && to <= 64);
-    let (non_ascii, starts, four) = masks(block);
-    // `bzhi` keeps the bits below `to` (all 64 when `to` is 64).
-    let starts = _bzhi_u64(starts & u64::MAX << from, to as u32);
-    // Every window stores 16 lanes, past its characters: room for them.
-    out.reserve(to - from + 16);
-    let base = out.len();
-    let dst = &mut out.spare_capacity_mut()[..to - from + 16];
-    let mut written = 0;
-    // The window at `pos`, given its 16 bytes and their copies moved on by
-    // 1, 2 and 3 bytes; only if it overlaps the span. (A macro: a closure is
-    // compiled without the function's target features, and neither inlines
-    // the windows' code nor is inlined.)
-    macro_rules! window {
-        ($pos:expr, $moved:expr) => {{
-            let (pos, moved): (usize, [__m128i; 4]) = ($pos, $moved);
-            let lanes = &mut dst[written..];
-            written += if (non_ascii >> pos) as u16 == 0 && from <= pos && pos + 16 <= to {
-                let lanes: &mut [MaybeUninit<u32>; 16] =
-                    (&mut lanes[..16]).try_into().expect("16 lanes");
-                super::shuffle::widen16(moved[0], lanes);
-                16
-            } else if (four >> pos) as u16 == 0 {
-                bmp16_in(
-                    [moved[0], moved[1], moved[2]],
-                    (starts >> pos) as u16,
-                    lanes,
-                )
-            } else {
-                window16_in([moved[0], moved[3]], (starts >> pos) as u16, lanes)
-            };
-        }};
-    }
-    let load = |at: usize| {
-        let bytes: &[u8; 16] = block[at..at + 16].try_into().expect("16 bytes");
-        // SAFETY: `bytes` is 16 readable bytes.
-        unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
-    };
-    // Written out, not a loop: a loop over the three kept its positions in
-    // an array on the stack.
-    if from < 16 && to > 0 {
-        window!(0, [load(0), load(1), load(2), load(3)]);
-    }
-    if from < 32 && to > 16 {
-        window!(16, [load(16), load(17), load(18), load(19)]);
-    }
-    if from < 48 && to > 32 {
-        window!(32, [load(32), load(33), load(34), load(35)]);
-    }
-    if to > 48 {
-        let last: &[u8; 16] = block[48..].try_into().expect("16 bytes");
-        // SAFETY: `last` is 16 readable bytes.
-        let last = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
-        let moved = [
-            last,
-            _mm_srli_si128::<1>(last),
-            _mm_srli_si128::<2>(last),
-            _mm_srli_si128::<3>(last),
-        ];
-        window!(48, moved);
-    }
-    // SAFETY: the first `written` lanes of the spare capacity hold the code
-    // points of the characters that start in `block[from..to]`, in order.
-    unsafe { out.set_len(base + written) };
-}
-
-// ---- lossy decoding to UTF-32 --------------------------------------------
-
-/// Lossy decoding to UTF-32: appends the code points of `bytes` to `out`,
-/// each maximal subpart of an ill-formed sequence replaced by U+FFFD
-/// (Unicode §3.9). `bytes` must start at a character boundary.
-///
-/// [`decode`]'s block loop ([`super::shuffle::decode_blocks!`]), whose
-/// check also keeps the first byte it flags. Where a block fails:
-///
-/// * if it holds no lead of a multi-byte character (ASCII and stray bytes,
-///   the common error of ASCII text), every non-ASCII byte in it is a
-///   maximal subpart by itself, and [`widen_stray_run`] widens it, and the
-///   blocks after it that are the same, each stray becoming U+FFFD, with no
-///   branch per stray;
-/// * otherwise the flag gives the error ([`super::fail_after`], no scan);
-///   the characters before it go through [`decode_span`], the block loop's
-///   own steps, one U+FFFD out, then one per [lone](is_lone) byte after it
-///   (the continuation bytes a broken character leaves behind, and bytes
-///   that never occur), and the loop goes on from there: a subpart's end
-///   leaves nothing open, so the next block is checked on its own.
-///
-/// The less than a block at the end is validated, and decoded by
-/// [`decode_span`] within the input's last 64 bytes.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
-    let mut at = 0;
-    loop {
-        // The first byte the check flagged in the block that stopped the
-        // loop, relative to the block.
-        let mut flagged = None;
-        let (done, _) = super::shuffle::decode_blocks!(
-            &bytes[at..],
-            out,
-            masks,
-            widen64,
-            bmp16,
-            window16,
-            ALL_LENGTHS,
-            |block: &[u8; 64]| {
-                let (low, high) = block.split_at(N);
-                let (low, high) = (
-                    load(low.try_into().expect("N bytes")),
-                    load(high.try_into().expect("N bytes")),
-                );
-                let (low_errors, high_errors) = (errors(low, zero()), errors(high, low));
-                if any(or(low_errors, high_errors)) {
-                    flagged = first(low_errors).or(first(high_errors).map(|f| N + f));
-                    return false;
-                }
-                true
-            }
-        );
-        at += done;
-        let rest = &bytes[at..];
-        let Some(block) = rest.first_chunk::<64>() else {
-            match decode_lossy_end(bytes, at, out) {
-                Some(next) => {
-                    at = next;
-                    continue;
-                }
-                None => return,
-            }
-        };
-        let flag = flagged.expect("a whole block stops the loop only by failing");
-        if !holds_multi_byte_lead(block) {
-            at = widen_stray_run(bytes, at, out);
-            continue;
+impl Avx2 {
+    /// Appends the code points of the characters that start in
+    /// `block[from..to]` to `out`, where that span is well-formed whole
+    /// characters from a character boundary (`from` < 64, `from` ≤ `to` ≤
+    /// 64): the end of the input ([`decode_tail`](Avx2::decode_tail)), or what precedes an error
+    /// in a block.
+    ///
+    /// The block is split at fixed places, 16 bytes each; the starts outside
+    /// the span are cleared, so a window takes only the characters that start
+    /// in it within the span, and the windows' stores follow each other by
+    /// their counts alone. The last window has no bytes after it to read: its
+    /// copies moved on by 1 to 3 bytes are shifts of the window (zeros come
+    /// in), and none of its characters needs a byte past the end of the span.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn decode_span(block: &[u8; 64], from: usize, to: usize, out: &mut Vec<u32>) {
+        debug_assert!(from < 64 && from <= to && to <= 64);
+        let (non_ascii, starts, four) = Self::masks(block);
+        // `bzhi` keeps the bits below `to` (all 64 when `to` is 64).
+        let starts = _bzhi_u64(starts & u64::MAX << from, to as u32);
+        // Every window stores 16 lanes, past its characters: room for them.
+        out.reserve(to - from + 16);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..to - from + 16];
+        let mut written = 0;
+        // The window at `pos`, given its 16 bytes and their copies moved on by
+        // 1, 2 and 3 bytes; only if it overlaps the span. (A macro: a closure is
+        // compiled without the function's target features, and neither inlines
+        // the windows' code nor is inlined.)
+        macro_rules! window {
+            ($pos:expr, $moved:expr) => {{
+                let (pos, moved): (usize, [__m128i; 4]) = ($pos, $moved);
+                let lanes = &mut dst[written..];
+                written += if (non_ascii >> pos) as u16 == 0 && from <= pos && pos + 16 <= to {
+                    let lanes: &mut [MaybeUninit<u32>; 16] =
+                        (&mut lanes[..16]).try_into().expect("16 lanes");
+                    super::shuffle::widen16(moved[0], lanes);
+                    16
+                } else if (four >> pos) as u16 == 0 {
+                    bmp16_in(
+                        [moved[0], moved[1], moved[2]],
+                        (starts >> pos) as u16,
+                        lanes,
+                    )
+                } else {
+                    window16_in([moved[0], moved[3]], (starts >> pos) as u16, lanes)
+                };
+            }};
         }
-        // The flag is inside the input: the subpart has an `error_len`.
-        let e = super::fail_after(rest, 0, flag);
-        let valid = e.valid_up_to();
-        decode_span(block, 0, valid, out);
+        let load = |at: usize| {
+            let bytes: &[u8; 16] = block[at..at + 16].try_into().expect("16 bytes");
+            // SAFETY: `bytes` is 16 readable bytes.
+            unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+        };
+        // Written out, not a loop: a loop over the three kept its positions in
+        // an array on the stack.
+        if from < 16 && to > 0 {
+            window!(0, [load(0), load(1), load(2), load(3)]);
+        }
+        if from < 32 && to > 16 {
+            window!(16, [load(16), load(17), load(18), load(19)]);
+        }
+        if from < 48 && to > 32 {
+            window!(32, [load(32), load(33), load(34), load(35)]);
+        }
+        if to > 48 {
+            let last: &[u8; 16] = block[48..].try_into().expect("16 bytes");
+            // SAFETY: `last` is 16 readable bytes.
+            let last = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
+            let moved = [
+                last,
+                _mm_srli_si128::<1>(last),
+                _mm_srli_si128::<2>(last),
+                _mm_srli_si128::<3>(last),
+            ];
+            window!(48, moved);
+        }
+        // SAFETY: the first `written` lanes of the spare capacity hold the code
+        // points of the characters that start in `block[from..to]`, in order.
+        unsafe { out.set_len(base + written) };
+    }
+}
+
+impl Avx2 {
+    // ---- lossy decoding to UTF-32 --------------------------------------------
+
+    /// Lossy decoding to UTF-32: appends the code points of `bytes` to `out`,
+    /// each maximal subpart of an ill-formed sequence replaced by U+FFFD
+    /// (Unicode §3.9). `bytes` must start at a character boundary.
+    ///
+    /// [`decode`](Avx2::decode)'s block loop ([`super::shuffle::decode_blocks!`]), whose
+    /// check also keeps the first byte it flags. Where a block fails:
+    ///
+    /// * if it holds no lead of a multi-byte character (ASCII and stray bytes,
+    ///   the common error of ASCII text), every non-ASCII byte in it is a
+    ///   maximal subpart by itself, and [`widen_stray_run`] widens it, and the
+    ///   blocks after it that are the same, each stray becoming U+FFFD, with no
+    ///   branch per stray;
+    /// * otherwise the flag gives the error ([`super::fail_after`], no scan);
+    ///   the characters before it go through [`decode_span`](Self::decode_span), the block loop's
+    ///   own steps, one U+FFFD out, then one per [lone](is_lone) byte after it
+    ///   (the continuation bytes a broken character leaves behind, and bytes
+    ///   that never occur), and the loop goes on from there: a subpart's end
+    ///   leaves nothing open, so the next block is checked on its own.
+    ///
+    /// The less than a block at the end is validated, and decoded by
+    /// [`decode_span`](Self::decode_span) within the input's last 64 bytes.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    pub(crate) fn decode_lossy_utf32(bytes: &[u8], out: &mut Vec<u32>) {
+        let mut at = 0;
+        loop {
+            // The first byte the check flagged in the block that stopped the
+            // loop, relative to the block.
+            let mut flagged = None;
+            let (done, _) =
+                super::shuffle::decode_blocks!(Avx2, &bytes[at..], out, |block: &[u8; 64]| {
+                    let (low, high) = block.split_at(N);
+                    let (low, high) = (
+                        Self::load(low.try_into().expect("N bytes")),
+                        Self::load(high.try_into().expect("N bytes")),
+                    );
+                    let (low_errors, high_errors) =
+                        (Self::errors(low, Self::zero()), Self::errors(high, low));
+                    if Self::any(Self::or(low_errors, high_errors)) {
+                        flagged =
+                            Self::first(low_errors).or(Self::first(high_errors).map(|f| N + f));
+                        return false;
+                    }
+                    true
+                });
+            at += done;
+            let rest = &bytes[at..];
+            let Some(block) = rest.first_chunk::<64>() else {
+                match Self::decode_lossy_end(bytes, at, out) {
+                    Some(next) => {
+                        at = next;
+                        continue;
+                    }
+                    None => return,
+                }
+            };
+            let flag = flagged.expect("a whole block stops the loop only by failing");
+            if !holds_multi_byte_lead(block) {
+                at = widen_stray_run(bytes, at, out);
+                continue;
+            }
+            // The flag is inside the input: the subpart has an `error_len`.
+            let e = super::fail_after(rest, 0, flag);
+            let valid = e.valid_up_to();
+            Self::decode_span(block, 0, valid, out);
+            out.push(REPLACEMENT);
+            at += valid + usize::from(e.error_len().expect("the flag is inside the input"));
+            at = push_lone_run(bytes, at, out);
+        }
+    }
+
+    /// [`decode_lossy_utf32`] on the less than a block at `bytes[at..]` (at a
+    /// character boundary, nothing open): its well-formed prefix, then a
+    /// U+FFFD if an error stops it. Returns where to go on, or `None` when the
+    /// input is done.
+    ///
+    /// [`decode_lossy_utf32`]: Self::decode_lossy_utf32
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline(never)]
+    fn decode_lossy_end(bytes: &[u8], at: usize, out: &mut Vec<u32>) -> Option<usize> {
+        let rest = &bytes[at..];
+        if rest.is_empty() {
+            return None;
+        }
+        let (valid, error) = match Self::validate(rest).unpack() {
+            Ok(()) => (rest.len(), None),
+            Err(e) => (e.valid_up_to(), Some(e.error_len())),
+        };
+        match bytes.last_chunk::<64>() {
+            Some(block) => Self::decode_span(block, 64 - rest.len(), 64 - rest.len() + valid, out),
+            None => {
+                // SAFETY: `rest[..valid]` is well-formed: the kernel's
+                // validation says so.
+                let text = unsafe { core::str::from_utf8_unchecked(&rest[..valid]) };
+                crate::decode::decode_valid_scalar(text, out);
+            }
+        }
+        let length = error?;
         out.push(REPLACEMENT);
-        at += valid + usize::from(e.error_len().expect("the flag is inside the input"));
-        at = push_lone_run(bytes, at, out);
+        // An incomplete character at the end is one subpart, the last.
+        let next = at + valid + usize::from(length?);
+        Some(push_lone_run(bytes, next, out))
     }
 }
 
@@ -759,37 +827,6 @@ fn push_lone_run(bytes: &[u8], mut at: usize, out: &mut Vec<u32>) -> usize {
         at += 1;
     }
     at
-}
-
-/// [`decode_lossy_utf32`] on the less than a block at `bytes[at..]` (at a
-/// character boundary, nothing open): its well-formed prefix, then a
-/// U+FFFD if an error stops it. Returns where to go on, or `None` when the
-/// input is done.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline(never)]
-fn decode_lossy_end(bytes: &[u8], at: usize, out: &mut Vec<u32>) -> Option<usize> {
-    let rest = &bytes[at..];
-    if rest.is_empty() {
-        return None;
-    }
-    let (valid, error) = match validate(rest).unpack() {
-        Ok(()) => (rest.len(), None),
-        Err(e) => (e.valid_up_to(), Some(e.error_len())),
-    };
-    match bytes.last_chunk::<64>() {
-        Some(block) => decode_span(block, 64 - rest.len(), 64 - rest.len() + valid, out),
-        None => {
-            // SAFETY: `rest[..valid]` is well-formed: the kernel's
-            // validation says so.
-            let text = unsafe { core::str::from_utf8_unchecked(&rest[..valid]) };
-            crate::decode::decode_valid_scalar(text, out);
-        }
-    }
-    let length = error?;
-    out.push(REPLACEMENT);
-    // An incomplete character at the end is one subpart, the last.
-    let next = at + valid + usize::from(length?);
-    Some(push_lone_run(bytes, next, out))
 }
 
 /// Widens the run of whole blocks from `bytes[at..]` that hold no lead of a
@@ -838,97 +875,99 @@ fn widen_stray_run(bytes: &[u8], mut at: usize, out: &mut Vec<u32>) -> usize {
     at
 }
 
-// ---- encoding UTF-32 -----------------------------------------------------
+impl Avx2 {
+    // ---- encoding UTF-32 -----------------------------------------------------
 
-/// Encodes `scalars` as UTF-8 onto `out`, or fails at the first value that
-/// is a surrogate or above U+10FFFF.
-///
-/// 32 values at a time when all are ASCII (narrowed by saturating packs),
-/// else 16 (two registers) at a time. Per block, tests of the values'
-/// bitwise or pick the path:
-///
-/// * all below 0x800 (Latin text, and ASCII; no surrogate or out-of-range
-///   value passes this test) — each value becomes one 16-bit word holding
-///   its UTF-8 bytes, 8 words packed by one `pshufb` ([`COMPACT2`]);
-/// * all below 0x10000 — the values are packed to 16-bit words and checked
-///   for surrogates; if all are 3-byte characters (CJK text) one fixed
-///   control packs them, with no table load and no count to wait for;
-///   otherwise [`encode_bmp`] builds their 1–3 bytes 16 words at a time;
-/// * otherwise the block is checked for surrogates and values above
-///   U+10FFFF, each value's 1–4 bytes are built in its 32-bit lane
-///   ([`utf8_lanes`]) and each 4 lanes packed by a `pshufb` chosen by their
-///   lengths ([`COMPACT`]).
-///
-/// A block that holds a value that cannot be encoded goes to the scalar
-/// encoder, which reports the exact index.
-///
-/// Measured against simdutf's AVX2 code on the same CPU (AMD Zen 4, GB/s
-/// of UTF-8 written at 4 KiB, ours/simdutf, `reports/performance.md`):
-/// ASCII 21.7/15.0, Latin 5.3/5.9, CJK 6.1/5.6, emoji 3.3/1.7, random
-/// mixed 4.0/1.5; the scalar loop this replaces wrote 6.6, 1.6, 0.5, 0.7
-/// and 0.5.
-#[target_feature(enable = "avx2,popcnt")]
-pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
-    // 4 bytes per value, + 64 for the padding of the last block (at most
-    // 15 zeros, each a lane whose 16-byte store may reach 4 bytes past it).
-    out.reserve(4 * scalars.len() + 64);
-    let base = out.len();
-    let dst = &mut out.spare_capacity_mut()[..4 * scalars.len() + 64];
-    // Invariant: `written` ≤ 4·`at`. Every store below starts at or after
-    // `written` and ends by 4 bytes per value of its block: within `dst`.
-    let mut written = 0;
-    let mut at = 0;
-    'runs: loop {
-        // 32 ASCII values at a time: one test per 32, predictable (almost
-        // always true in ASCII text, almost always false elsewhere).
-        while let Some(run) = scalars.get(at..at + 32) {
-            let v: [V; 4] = core::array::from_fn(|i| load_u32(&run[8 * i..]));
-            if !below(or(or(v[0], v[1]), or(v[2], v[3])), 0x80) {
+    /// Encodes `scalars` as UTF-8 onto `out`, or fails at the first value that
+    /// is a surrogate or above U+10FFFF.
+    ///
+    /// 32 values at a time when all are ASCII (narrowed by saturating packs),
+    /// else 16 (two registers) at a time. Per block, tests of the values'
+    /// bitwise or pick the path:
+    ///
+    /// * all below 0x800 (Latin text, and ASCII; no surrogate or out-of-range
+    ///   value passes this test) — each value becomes one 16-bit word holding
+    ///   its UTF-8 bytes, 8 words packed by one `pshufb` ([`COMPACT2`]);
+    /// * all below 0x10000 — the values are packed to 16-bit words and checked
+    ///   for surrogates; if all are 3-byte characters (CJK text) one fixed
+    ///   control packs them, with no table load and no count to wait for;
+    ///   otherwise [`encode_bmp`] builds their 1–3 bytes 16 words at a time;
+    /// * otherwise the block is checked for surrogates and values above
+    ///   U+10FFFF, each value's 1–4 bytes are built in its 32-bit lane
+    ///   ([`utf8_lanes`]) and each 4 lanes packed by a `pshufb` chosen by their
+    ///   lengths ([`COMPACT`]).
+    ///
+    /// A block that holds a value that cannot be encoded goes to the scalar
+    /// encoder, which reports the exact index.
+    ///
+    /// Measured against simdutf's AVX2 code on the same CPU (AMD Zen 4, GB/s
+    /// of UTF-8 written at 4 KiB, ours/simdutf, `reports/performance.md`):
+    /// ASCII 21.7/15.0, Latin 5.3/5.9, CJK 6.1/5.6, emoji 3.3/1.7, random
+    /// mixed 4.0/1.5; the scalar loop this replaces wrote 6.6, 1.6, 0.5, 0.7
+    /// and 0.5.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+        // 4 bytes per value, + 64 for the padding of the last block (at most
+        // 15 zeros, each a lane whose 16-byte store may reach 4 bytes past it).
+        out.reserve(4 * scalars.len() + 64);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..4 * scalars.len() + 64];
+        // Invariant: `written` ≤ 4·`at`. Every store below starts at or after
+        // `written` and ends by 4 bytes per value of its block: within `dst`.
+        let mut written = 0;
+        let mut at = 0;
+        'runs: loop {
+            // 32 ASCII values at a time: one test per 32, predictable (almost
+            // always true in ASCII text, almost always false elsewhere).
+            while let Some(run) = scalars.get(at..at + 32) {
+                let v: [V; 4] = core::array::from_fn(|i| load_u32(&run[8 * i..]));
+                if !below(Self::or(Self::or(v[0], v[1]), Self::or(v[2], v[3])), 0x80) {
+                    break;
+                }
+                store_ascii32(&mut dst[written..], v);
+                written += 32;
+                at += 32;
+            }
+            if at == scalars.len() {
                 break;
             }
-            store_ascii32(&mut dst[written..], v);
-            written += 32;
-            at += 32;
+            // The 32 values that were not all ASCII, as two blocks of 16; or
+            // the last values, a block of up to 16 from a masked load, whose
+            // missing lanes are zeros, each of which packs to one byte at the
+            // end, taken off again. One call site, so that it is inlined.
+            let blocks = if scalars.len() - at >= 32 { 2 } else { 1 };
+            for _ in 0..blocks {
+                let rest = &scalars[at..];
+                let real = rest.len().min(16);
+                let block = match rest.get(..16) {
+                    Some(full) => [load_u32(full), load_u32(&full[8..])],
+                    None => [
+                        load_u32_masked(rest),
+                        load_u32_masked(rest.get(8..).unwrap_or_default()),
+                    ],
+                };
+                let dst: &mut [MaybeUninit<u8>; 64] = (&mut dst[written..written + 64])
+                    .try_into()
+                    .expect("64 bytes");
+                let Some(n) = encode_block(block, dst) else {
+                    break 'runs; // the scalar encoder finds which value it was
+                };
+                written += n - (16 - real);
+                at += real;
+            }
         }
+        // SAFETY: bytes `base .. base + written` were written above: each
+        // store at `written` covers the bytes `written` then advanced over;
+        // `written` ≤ 4·`at` ≤ the spare capacity.
+        unsafe { out.set_len(base + written) };
         if at == scalars.len() {
-            break;
+            return Ok(());
         }
-        // The 32 values that were not all ASCII, as two blocks of 16; or
-        // the last values, a block of up to 16 from a masked load, whose
-        // missing lanes are zeros, each of which packs to one byte at the
-        // end, taken off again. One call site, so that it is inlined.
-        let blocks = if scalars.len() - at >= 32 { 2 } else { 1 };
-        for _ in 0..blocks {
-            let rest = &scalars[at..];
-            let real = rest.len().min(16);
-            let block = match rest.get(..16) {
-                Some(full) => [load_u32(full), load_u32(&full[8..])],
-                None => [
-                    load_u32_masked(rest),
-                    load_u32_masked(rest.get(8..).unwrap_or_default()),
-                ],
-            };
-            let dst: &mut [MaybeUninit<u8>; 64] = (&mut dst[written..written + 64])
-                .try_into()
-                .expect("64 bytes");
-            let Some(n) = encode_block(block, dst) else {
-                break 'runs; // the scalar encoder finds which value it was
-            };
-            written += n - (16 - real);
-            at += real;
-        }
+        crate::encode::encode_scalars(&scalars[at..], out).map_err(|f| EncodeFailure {
+            index: f.index + at,
+            error: f.error,
+        })
     }
-    // SAFETY: bytes `base .. base + written` were written above: each
-    // store at `written` covers the bytes `written` then advanced over;
-    // `written` ≤ 4·`at` ≤ the spare capacity.
-    unsafe { out.set_len(base + written) };
-    if at == scalars.len() {
-        return Ok(());
-    }
-    crate::encode::encode_scalars(&scalars[at..], out).map_err(|f| EncodeFailure {
-        index: f.index + at,
-        error: f.error,
-    })
 }
 
 /// 16 values' UTF-8 bytes, packed at the start of `dst`; how many there
@@ -938,7 +977,7 @@ pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFai
 #[inline]
 fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize> {
     // The bits of every value: `below(combined, L)` iff all are below L.
-    let combined = or(a, b);
+    let combined = Avx2::or(a, b);
     let s32 = |x: u32| _mm256_set1_epi32(x as i32);
     if below(combined, 0x800) {
         // Latin text, and ASCII (one path for both, so that mixing them
@@ -973,7 +1012,7 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         let s16 = |x: u16| _mm256_set1_epi16(x as i16);
         // Surrogates: 0xD800..=0xDFFF, the values whose top 5 bits are
         // 0xD800 >> 11.
-        if any(_mm256_cmpeq_epi16(
+        if Avx2::any(_mm256_cmpeq_epi16(
             _mm256_and_si256(v, s16(0xF800)),
             s16(0xD800),
         )) {
@@ -991,9 +1030,9 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
             let control =
                 _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(THREE.as_ptr().cast()) });
             for (i, x) in [a, b].into_iter().enumerate() {
-                let utf8 = or(
-                    or(_mm256_srli_epi32::<12>(x), s32(0x80_80E0)),
-                    or(
+                let utf8 = Avx2::or(
+                    Avx2::or(_mm256_srli_epi32::<12>(x), s32(0x80_80E0)),
+                    Avx2::or(
                         _mm256_and_si256(_mm256_slli_epi32::<2>(x), s32(0x3F00)),
                         _mm256_and_si256(_mm256_slli_epi32::<16>(x), s32(0x3F_0000)),
                     ),
@@ -1012,7 +1051,7 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         let too_large = _mm256_cmpeq_epi32(_mm256_min_epu32(x, s32(0x11_0000)), s32(0x11_0000));
         _mm256_or_si256(surrogate(x), too_large)
     };
-    if any(or(bad(a), bad(b))) {
+    if Avx2::any(Avx2::or(bad(a), bad(b))) {
         return None;
     }
     // Every value is now at most 0x10FFFF: signed compares are exact.
@@ -1030,7 +1069,7 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         const GATHER: [u8; 16] = [
             0, 2, 4, 6, 8, 10, 12, 14, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
         ];
-        let length_bits = _mm256_blend_epi16::<0b1010_1010>(xor(xor(k1, k2), k3), k2);
+        let length_bits = _mm256_blend_epi16::<0b1010_1010>(Avx2::xor(Avx2::xor(k1, k2), k3), k2);
         // SAFETY: `GATHER` is 16 readable bytes.
         let gather = unsafe { _mm_loadu_si128(GATHER.as_ptr().cast()) };
         let gathered = _mm256_shuffle_epi8(length_bits, _mm256_broadcastsi128_si256(gather));
@@ -1066,15 +1105,15 @@ pub(super) fn encode_bmp(v: V, k2: V, dst: &mut [MaybeUninit<u8>; 64]) -> usize 
     let k1 = _mm256_cmpeq_epi16(_mm256_max_epu16(v, s16(0x80)), v);
     // RFC 3629 §3: 2 bytes `110yyyyy 10xxxxxx`, 3 bytes `1110zzzz 10yyyyyy
     // 10xxxxxx`; each byte below fits in the low byte of its word.
-    let last = or(and(v, s16(0x3F)), s16(0x80));
+    let last = Avx2::or(and(v, s16(0x3F)), s16(0x80));
     let v6 = _mm256_srli_epi16::<6>(v);
-    let middle = or(and(v6, s16(0x3F)), s16(0x80));
-    let lead3 = or(_mm256_srli_epi16::<12>(v), s16(0xE0));
-    let lead2 = or(v6, s16(0xC0));
+    let middle = Avx2::or(and(v6, s16(0x3F)), s16(0x80));
+    let lead3 = Avx2::or(_mm256_srli_epi16::<12>(v), s16(0xE0));
+    let lead2 = Avx2::or(v6, s16(0xC0));
     let first = _mm256_blendv_epi8(v, _mm256_blendv_epi8(lead2, lead3, k2), k1);
     let second = and(_mm256_blendv_epi8(last, middle, k2), k1);
     let third = and(last, k2);
-    let first_two = or(first, _mm256_slli_epi16::<8>(second));
+    let first_two = Avx2::or(first, _mm256_slli_epi16::<8>(second));
     // Slots for words 0..4 and 8..12, and for 4..8 and 12..16.
     let slots = [
         _mm256_unpacklo_epi16(first_two, third),
@@ -1083,7 +1122,7 @@ pub(super) fn encode_bmp(v: V, k2: V, dst: &mut [MaybeUninit<u8>; 64]) -> usize 
     // Per word, length − 1: bit 0 (k1 but not k2) in its low byte, bit 1
     // (k2) in its high byte; the byte mask then holds 2 bits per word, in
     // order: four [`COMPACT`] keys.
-    let length_bits = _mm256_blendv_epi8(xor(k1, k2), k2, s16(0xFF00));
+    let length_bits = _mm256_blendv_epi8(Avx2::xor(k1, k2), k2, s16(0xFF00));
     let keys = _mm256_movemask_epi8(length_bits) as u32;
     let lanes = [
         low128(slots[0]),
@@ -1117,12 +1156,12 @@ fn utf8_lanes(x: V, k1: V, k2: V, k3: V) -> V {
     let s32 = |x: u32| _mm256_set1_epi32(x as i32);
     let and = _mm256_and_si256;
     let fields = and(
-        or(
-            or(
+        Avx2::or(
+            Avx2::or(
                 _mm256_slli_epi32::<24>(x),
                 and(_mm256_slli_epi32::<10>(x), s32(0x00FF_0000)),
             ),
-            or(
+            Avx2::or(
                 and(_mm256_srli_epi32::<4>(x), s32(0x0000_FF00)),
                 _mm256_srli_epi32::<18>(x),
             ),
@@ -1133,11 +1172,11 @@ fn utf8_lanes(x: V, k1: V, k2: V, k3: V) -> V {
     let shift = _mm256_sub_epi32(_mm256_sub_epi32(s32(16), and(k2, s32(8))), and(k3, s32(8)));
     // Markers 0x80C0, 0x8080E0, 0x808080F0: each length's from the last's
     // by an XOR of the difference.
-    let marks = xor(
-        xor(s32(0x80C0), and(k2, s32(0x80C0 ^ 0x80_80E0))),
+    let marks = Avx2::xor(
+        Avx2::xor(s32(0x80C0), and(k2, s32(0x80C0 ^ 0x80_80E0))),
         and(k3, s32(0x80_80E0 ^ 0x8080_80F0)),
     );
-    let multi = or(_mm256_srlv_epi32(fields, shift), marks);
+    let multi = Avx2::or(_mm256_srlv_epi32(fields, shift), marks);
     _mm256_blendv_epi8(x, multi, k1)
 }
 
@@ -1244,7 +1283,7 @@ mod tests {
 
     #[test]
     fn decode_span_takes_exactly_the_characters_of_every_span() {
-        if !available() {
+        if !Avx2::available() {
             eprintln!("no AVX2 on this CPU: nothing to test");
             return;
         }
@@ -1259,7 +1298,7 @@ mod tests {
                     expected.extend(span.chars().map(u32::from));
                     let mut got = vec![7];
                     // SAFETY: the CPU has AVX2 and the rest (`available`).
-                    unsafe { decode_span(&block, from, to, &mut got) };
+                    unsafe { Avx2::decode_span(&block, from, to, &mut got) };
                     assert_eq!(got, expected, "{:02x?} from {from} to {to}", &block[..]);
                 }
             }

@@ -7,13 +7,31 @@
 //! decode lossily to UTF-8 in one pass ([`lossy`]'s `lossy_decoder!`).
 //!
 //! **One algorithm, many ISAs** (the layout of simdutf8's
-//! `implementation/`): [`validator!`] writes the validation loop once, over a
-//! dozen vector operations (`load`, `prevs`, `lookup`, `must23`, …); each ISA
-//! module supplies those operations for its register width `N` and expands
-//! the macro inside a `#[target_feature]` function. The operations are safe
-//! `#[target_feature]` functions, so the algorithm itself contains no
-//! `unsafe`; the only `unsafe` left is in the loads and stores, each next to
-//! the bound that makes it sound.
+//! `implementation/`): each ISA is a zero-sized type ([`sse41::Sse41`],
+//! [`avx2::Avx2`], [`avx512::Avx512`], and [`avx512::vbmi::Avx512Vbmi2`]
+//! for the VBMI2 decoder) whose inherent `impl` holds, as associated
+//! functions and constants, the vector operations the shared code is
+//! written in (`load`, `prevs`, `lookup`, `must23`, …) for its register
+//! width `N`; its [`Isa`] implementation gives the types (`V`, `Mask`).
+//! [`validator!`] writes the validation loop once, [`fused_decoder!`],
+//! [`shuffle::decode_blocks!`] and [`lossy`]'s `lossy_decoder!` the
+//! decoding loops. A macro takes the ISA's type (and anything else it
+//! uses) as arguments and calls the operations through it, `$isa::load(…)`:
+//! what it needs is a list of associated functions of a named type, not
+//! names that happen to be in scope where it expands. What it writes are
+//! more associated functions of the type (`Avx2::validate`, `Avx2::errors`,
+//! …), which the other macros, the ISA's own code and the kernel table
+//! call by the same path; the functions written for one ISA alone
+//! (`available`, `encode`, …) are the type's too, so every function the
+//! kernel table names is `Type::function`. (In the macros, `$isa::` calls
+//! the ISA's operations and what other macros wrote; `Self::` what the
+//! same macro writes.) The operations are safe `#[target_feature]` functions, which
+//! a trait's methods cannot be (hence inherent `impl`s, and [`Isa`] only
+//! for the associated types, which an inherent `impl` cannot have yet); so
+//! the algorithm itself contains no `unsafe`; the only `unsafe` left is in
+//! the loads and stores, each next to the bound that makes it sound. Every
+//! operation is `#[inline]` and expanded into the same functions as
+//! before: the names changed, not the code.
 //!
 //! Validation is Keiser & Lemire's lookup algorithm (see [`super::lookup`]):
 //! per block of `N` bytes, three nibble look-ups classify every byte pair,
@@ -42,6 +60,38 @@ mod lossy;
 mod pack;
 pub(super) mod shuffle;
 pub(super) mod sse41;
+
+/// An instruction set the shared code is written for, implemented by its
+/// zero-sized type: the types of its operations. The operations are the
+/// type's inherent associated functions and constants (see the module's
+/// documentation for why not this trait's); each macro's documentation
+/// says which it calls. In all:
+///
+/// * [`validator!`] (every ISA): `N`, the block width in bytes (a
+///   register); `load(&[u8; N]) -> V`; `load_tail(&[u8]) -> V`, fewer than
+///   `N` bytes zero-padded; `zero() -> V`; `is_ascii(V) -> bool`; `or`,
+///   `xor` (`(V, V) -> V`) and `and3` (`(V, V, V) -> V`); `any(V) -> bool`;
+///   `first(V) -> Option<usize>`, the first non-zero byte;
+///   `incomplete(V) -> bool`, whether a character is open at the block's
+///   end; `prevs(input, prev) -> (V, V, V)`, the input moved on by 1, 2
+///   and 3 bytes; `lookup(&[u8; N], V) -> V`, a nibble look-up;
+///   `high_nibbles(V) -> V` and `low_nibbles(V) -> V`; and
+///   `must23(prev2, prev3) -> V`, the bytes that must be 3rd or 4th bytes.
+/// * [`shuffle::decode_blocks!`] (SSE4.1, AVX2): `masks`, `widen64`,
+///   `bmp16`, `window16` and `ALL_LENGTHS`; [`fused_decoder!`] also
+///   `decode_tail`.
+/// * [`lossy`]'s `lossy_decoder!` (AVX2, AVX-512): `load_at`, `store`,
+///   `non_ascii_mask`, `multi_byte_leads`, `never_leads`, `with_spaces`,
+///   and its stray step, `stray_step`, `STRAY_STEP`, `STRAY_STEP_READS`
+///   and `STRAY_STEP_WRITES`.
+/// * [`avx512`]'s `checked_decoder!`, `encode_loop!` and block decoders
+///   (AVX-512 only): the operations listed in their documentation.
+pub(crate) trait Isa {
+    /// A register: a block of `N` bytes.
+    type V: Copy;
+    /// A bit per byte of a block.
+    type Mask: Copy;
+}
 
 /// Repeats a 16-byte table across a `W`-byte register image (the shuffle
 /// instructions look up within each 16-byte lane).
@@ -146,13 +196,13 @@ const fn incomplete_max<const W: usize>() -> [u8; W] {
 /// checked by the validator's tables (on its own: it starts at a character
 /// boundary) and decoded by [`shuffle::decode_blocks!`]; from the first
 /// block that fails (or the last, short block) on, `validate` finds
-/// the exact error and `decode_valid` decodes what lies before it. Expects
-/// in scope `N`, `load`, `or`, `zero`, `any`, `errors` and `validate`
-/// (from [`validator!`]), `masks` (a block's non-ASCII bytes, character
-/// starts and 4-byte leads), `widen64` (64 ASCII bytes to 64 code points),
-/// `bmp16` (the 1- to 3-byte characters that start in 16 bytes, as
-/// [`shuffle::bmp16`]), and `window16` and `ALL_LENGTHS` (the same for
-/// characters of any length, if the kernel has it).
+/// the exact error and `decode_valid` decodes what lies before it.
+///
+/// Arguments: `$isa`, the ISA's type, on which [`validator!`] has been
+/// expanded and which has [`shuffle::decode_blocks!`]'s operations and
+/// `decode_tail` (see [`Isa`]); `$features`, the `#[target_feature]`
+/// string of the functions it expands to (`decode`, `decode_valid` and
+/// `decode_rest`, associated functions of `$isa`).
 ///
 /// Why not validate the whole input, then decode it: on ASCII, decoding
 /// *is* widening, and a separate validation pass cost a third on top of it
@@ -160,456 +210,478 @@ const fn incomplete_max<const W: usize>() -> [u8; W] {
 /// decoding the other classes is a chain of dependent steps, beside which
 /// the checks run in otherwise idle units.
 macro_rules! fused_decoder {
-    ($features:literal) => {
-        /// Appends the code points of the longest well-formed prefix of
-        /// `bytes` to `out`; the verdict is `validate`'s.
-        #[target_feature(enable = $features)]
-        pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> Verdict {
-            let (at, checked_to) = super::shuffle::decode_blocks!(
-                bytes,
-                out,
-                masks,
-                widen64,
-                bmp16,
-                window16,
-                ALL_LENGTHS,
-                |block: &[u8; 64]| {
-                    let (mut prev, mut flags) = (zero(), zero());
-                    for v in block.chunks_exact(N) {
-                        let v = load(v.try_into().expect("N bytes"));
-                        flags = or(flags, errors(v, prev));
-                        prev = v;
+    ($isa:ident, $features:literal) => {
+        impl $isa {
+            /// Appends the code points of the longest well-formed prefix of
+            /// `bytes` to `out`; the verdict is `validate`'s.
+            #[target_feature(enable = $features)]
+            pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> $crate::Verdict {
+                let (at, checked_to) =
+                    $crate::x86::shuffle::decode_blocks!($isa, bytes, out, |block: &[u8; 64]| {
+                        let (mut prev, mut flags) = ($isa::zero(), $isa::zero());
+                        for v in block.chunks_exact($isa::N) {
+                            let v = $isa::load(v.try_into().expect("N bytes"));
+                            flags = $isa::or(flags, $isa::errors(v, prev));
+                            prev = v;
+                        }
+                        !$isa::any(flags)
+                    });
+                let rest = &bytes[at..];
+                // The last block checked ends where the input does (a 64-byte
+                // input, say): `rest` passed its check, and is well-formed
+                // unless a character is left open at the end, which one test
+                // tells without checking `rest` again.
+                let verdict = if checked_to == bytes.len()
+                    && !rest.is_empty()
+                    && !$isa::incomplete($isa::load(
+                        bytes.last_chunk::<{ $isa::N }>().expect("N ≤ 64 bytes"),
+                    )) {
+                    $crate::Verdict::WELL_FORMED
+                } else {
+                    $isa::validate(rest)
+                };
+                if verdict.is_ok() {
+                    // SAFETY: `verdict` is this kernel's validation of `rest`,
+                    // or the checks above: `rest` is well-formed.
+                    let rest = unsafe { core::str::from_utf8_unchecked(rest) };
+                    // The loop stopped at its last whole block: less than a
+                    // block is left.
+                    Self::decode_rest(rest, bytes.last_chunk::<64>(), out);
+                    return verdict;
+                }
+                let result = verdict.unpack();
+                // SAFETY: `result` is this kernel's validation of `rest`.
+                Self::decode_valid(unsafe { $crate::valid_prefix(rest, result) }, out);
+                $crate::Verdict::pack(result.map_err(|e| e.shifted(at)))
+            }
+
+            /// Decodes well-formed text: [`decode_blocks!`] with no check,
+            /// then the scalar loop for the last bytes (less than a block).
+            ///
+            /// [`decode_blocks!`]: $crate::x86::shuffle::decode_blocks!
+            #[target_feature(enable = $features)]
+            pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
+                let (at, _) =
+                    $crate::x86::shuffle::decode_blocks!($isa, text.as_bytes(), out, |_| true);
+                // `at` is a character boundary of the `&str`.
+                Self::decode_rest(&text[at..], text.as_bytes().last_chunk::<64>(), out);
+            }
+
+            /// Decodes `text`, the less than a block that the loop leaves at
+            /// the end of an input whose last 64 bytes are `block` (if it has
+            /// that many): by the kernel's `decode_tail` if it takes them, by
+            /// the scalar loop if not.
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn decode_rest(text: &str, block: Option<&[u8; 64]>, out: &mut Vec<u32>) {
+                debug_assert!(text.len() < 64, "the loop takes every whole block");
+                if let Some(block) = block {
+                    if !text.is_empty() && $isa::decode_tail(block, 64 - text.len(), out) {
+                        return;
                     }
-                    !any(flags)
                 }
-            );
-            let rest = &bytes[at..];
-            // The last block checked ends where the input does (a 64-byte
-            // input, say): `rest` passed its check, and is well-formed
-            // unless a character is left open at the end, which one test
-            // tells without checking `rest` again.
-            let verdict = if checked_to == bytes.len()
-                && !rest.is_empty()
-                && !incomplete(load(bytes.last_chunk::<N>().expect("N ≤ 64 bytes")))
-            {
-                Verdict::WELL_FORMED
-            } else {
-                validate(rest)
-            };
-            if verdict.is_ok() {
-                // SAFETY: `verdict` is this kernel's validation of `rest`,
-                // or the checks above: `rest` is well-formed.
-                let rest = unsafe { core::str::from_utf8_unchecked(rest) };
-                // The loop stopped at its last whole block: less than a
-                // block is left.
-                decode_rest(rest, bytes.last_chunk::<64>(), out);
-                return verdict;
+                $crate::decode::decode_valid_scalar(text, out);
             }
-            let result = verdict.unpack();
-            // SAFETY: `result` is this kernel's validation of `rest`.
-            decode_valid(unsafe { $crate::valid_prefix(rest, result) }, out);
-            Verdict::pack(result.map_err(|e| e.shifted(at)))
-        }
-
-        /// Decodes well-formed text: [`super::shuffle::decode_blocks!`] with no
-        /// check, then the scalar loop for the last bytes (less than a
-        /// block).
-        #[target_feature(enable = $features)]
-        pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
-            let (at, _) = super::shuffle::decode_blocks!(
-                text.as_bytes(),
-                out,
-                masks,
-                widen64,
-                bmp16,
-                window16,
-                ALL_LENGTHS,
-                |_| true
-            );
-            // `at` is a character boundary of the `&str`.
-            decode_rest(&text[at..], text.as_bytes().last_chunk::<64>(), out);
-        }
-
-        /// Decodes `text`, the less than a block that the loop leaves at
-        /// the end of an input whose last 64 bytes are `block` (if it has
-        /// that many): by the kernel's `decode_tail` if it takes them, by
-        /// the scalar loop if not.
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn decode_rest(text: &str, block: Option<&[u8; 64]>, out: &mut Vec<u32>) {
-            debug_assert!(text.len() < 64, "the loop takes every whole block");
-            if let Some(block) = block {
-                if !text.is_empty() && decode_tail(block, 64 - text.len(), out) {
-                    return;
-                }
-            }
-            $crate::decode::decode_valid_scalar(text, out);
         }
     };
 }
 pub(crate) use fused_decoder;
 
-/// The validation loop, written once. Expects in scope: `N`, `V`, `load`,
-/// `load_tail`, `is_ascii`, `zero`, `or`, `errors`, `any`, `first`,
-/// `incomplete`.
+/// The validation loop, written once: expands to `validate` (and the
+/// functions it calls, `errors` and `errors_in_place` among them, which
+/// the other macros use) as associated functions of `$isa`.
+///
+/// Arguments: `$isa`, the ISA's type, which implements [`Isa`] and has the
+/// validator's operations (listed there); `$features`, the
+/// `#[target_feature]` string every function is compiled with. (Its `@impl`
+/// rule is the expansion, with `$V` the ISA's [`Isa::V`].)
 macro_rules! validator {
-    ($features:literal) => {
-        /// Checks `bytes`, with `core::str::from_utf8`'s error details
-        /// (packed in a [`Verdict`]).
-        ///
-        /// The hot loop takes a group of four blocks at a time and tests
-        /// once: all ASCII (skip), or the OR of the four blocks' error
-        /// vectors is zero (well-formed). When a group fails, its blocks are
-        /// checked again one by one; the first flagged byte is found, and
-        /// `locate` finds the error from the character boundary just before
-        /// it. Inputs of up to a group take a shorter path.
-        #[target_feature(enable = $features)]
-        pub(crate) fn validate(bytes: &[u8]) -> Verdict {
-            if bytes.len() <= super::GROUP * N {
-                validate_few(bytes)
-            } else {
-                validate_many(bytes)
+    ($isa:ident, $features:literal) => {
+        $crate::x86::validator! { @impl $isa, <$isa as $crate::x86::Isa>::V, $features }
+    };
+    (@impl $isa:ident, $V:ty, $features:literal) => {
+        impl $isa {
+            /// Checks `bytes`, with `core::str::from_utf8`'s error details
+            /// (packed in a [`Verdict`](crate::Verdict)).
+            ///
+            /// The hot loop takes a group of four blocks at a time and tests
+            /// once: all ASCII (skip), or the OR of the four blocks' error
+            /// vectors is zero (well-formed). When a group fails, its blocks are
+            /// checked again one by one; the first flagged byte is found, and
+            /// `locate` finds the error from the character boundary just before
+            /// it. Inputs of up to a group take a shorter path.
+            #[target_feature(enable = $features)]
+            pub(crate) fn validate(bytes: &[u8]) -> $crate::Verdict {
+                if bytes.len() <= $crate::x86::GROUP * $isa::N {
+                    Self::validate_few(bytes)
+                } else {
+                    Self::validate_many(bytes)
+                }
             }
-        }
 
-        /// At most a group of blocks. Apart from the long loop of
-        /// `validate_inner` (its groups and alignment step), so
-        /// that a short input pays for neither that loop's stack frame nor
-        /// its hoisted table loads (AVX2, 64 ASCII bytes: 118 instructions
-        /// a call against simdutf8's 43, counted by callgrind; 6.0 ns
-        /// against 2.2).
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn validate_few(bytes: &[u8]) -> Verdict {
-            const OK: Verdict = Verdict::WELL_FORMED;
-            let len = bytes.len();
-            if len <= N {
-                // One block at most: straight-line code, no loop (AVX-512,
-                // 64 bytes: 10% faster than the loop below).
-                let input = match bytes.try_into() {
-                    Ok(block) => load(block),
-                    Err(_) => load_tail(bytes),
-                };
-                if is_ascii(input) {
+            /// At most a group of blocks. Apart from the long loop of
+            /// `validate_inner` (its groups and alignment step), so
+            /// that a short input pays for neither that loop's stack frame nor
+            /// its hoisted table loads (AVX2, 64 ASCII bytes: 118 instructions
+            /// a call against simdutf8's 43, counted by callgrind; 6.0 ns
+            /// against 2.2).
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn validate_few(bytes: &[u8]) -> $crate::Verdict {
+                const OK: $crate::Verdict = $crate::Verdict::WELL_FORMED;
+                let len = bytes.len();
+                if len <= $isa::N {
+                    // One block at most: straight-line code, no loop (AVX-512,
+                    // 64 bytes: 10% faster than the loop below).
+                    let input = match bytes.try_into() {
+                        Ok(block) => $isa::load(block),
+                        Err(_) => $isa::load_tail(bytes),
+                    };
+                    if $isa::is_ascii(input) {
+                        return OK;
+                    }
+                    if let Some(first) = $isa::first(Self::errors(input, $isa::zero())) {
+                        return $crate::x86::fail_packed(bytes, first.min(len));
+                    }
+                    if len == $isa::N && $isa::incomplete(input) {
+                        return $crate::x86::fail_packed(bytes, $isa::N);
+                    }
                     return OK;
                 }
-                if let Some(first) = first(errors(input, zero())) {
-                    return super::fail_packed(bytes, first.min(len));
+                // All ASCII? One test of two or four overlapping blocks that
+                // cover the input (the first ones and the last ones), with no
+                // loop and no tail load.
+                let head = bytes
+                    .first_chunk::<{ $isa::N }>()
+                    .expect("more than N bytes");
+                let tail = bytes
+                    .last_chunk::<{ $isa::N }>()
+                    .expect("more than N bytes");
+                let mut high = $isa::or($isa::load(head), $isa::load(tail));
+                if len > 2 * $isa::N {
+                    let second = &bytes[$isa::N..2 * $isa::N];
+                    let second_last = &bytes[len - 2 * $isa::N..len - $isa::N];
+                    high = $isa::or(
+                        high,
+                        $isa::or(
+                            $isa::load(second.try_into().expect("N bytes")),
+                            $isa::load(second_last.try_into().expect("N bytes")),
+                        ),
+                    );
                 }
-                if len == N && incomplete(input) {
-                    return super::fail_packed(bytes, N);
+                if $isa::is_ascii(high) {
+                    return OK;
                 }
-                return OK;
-            }
-            // All ASCII? One test of two or four overlapping blocks that
-            // cover the input (the first ones and the last ones), with no
-            // loop and no tail load.
-            let head = bytes.first_chunk::<N>().expect("more than N bytes");
-            let tail = bytes.last_chunk::<N>().expect("more than N bytes");
-            let mut high = or(load(head), load(tail));
-            if len > 2 * N {
-                let second = &bytes[N..2 * N];
-                let second_last = &bytes[len - 2 * N..len - N];
-                high = or(
-                    high,
-                    or(
-                        load(second.try_into().expect("N bytes")),
-                        load(second_last.try_into().expect("N bytes")),
-                    ),
-                );
-            }
-            if is_ascii(high) {
-                return OK;
-            }
-            // Every check below ORs the flags of its blocks and tests them
-            // once at the end (the error, if any, is then found block by
-            // block, out of line). A block with 3 bytes before it reads its
-            // shifted copies from memory, as the long loop does (shuffles
-            // are the check's bottleneck); the first block, with none,
-            // takes zero as the block before. The input's last block is
-            // its last N bytes, whole or overlapping the block before:
-            // read from memory, the overlap's context is the real bytes
-            // before it, so it is checked again alike and flags nothing
-            // new, and no zero-padded rest is assembled.
-            let checked = |at: usize| {
-                let window: &[u8; 3 + N] = bytes[at - 3..at + N]
-                    .try_into()
-                    .expect("a block and 3 bytes");
-                let block = load(window[3..].try_into().expect("N bytes"));
-                (block, errors_in_place(window, block))
-            };
-            if (N + 3..=2 * N).contains(&len) {
-                // Two blocks, the first and the last, in straight-line code
-                // (no loop whose preheader loads the tables again).
-                let (last, last_errors) = checked(len - N);
-                if any(or(errors(load(head), zero()), last_errors)) {
-                    return fail_in_few(bytes, 0);
-                }
-                if incomplete(last) {
-                    return super::fail_packed(bytes, len);
-                }
-                return OK;
-            }
-            // Leading ASCII blocks need no check, and leave nothing open.
-            let mut at = 0;
-            while let Some(block) = bytes.get(at..at + N) {
-                if !is_ascii(load(block.try_into().expect("N bytes"))) {
-                    break;
-                }
-                at += N;
-            }
-            // From there on, every block.
-            let from = at;
-            let mut flags = zero();
-            if at == 0 {
-                flags = errors(load(head), zero());
-                at = N;
-            }
-            while at + N <= len {
-                flags = or(flags, checked(at).1);
-                at += N;
-            }
-            // The last block: whole, or the last N bytes, or (with fewer
-            // than 3 bytes before those) the zero-padded rest, whose zeros
-            // catch a character left open.
-            let last = if at == len {
-                load(tail)
-            } else if len >= N + 3 {
-                let (block, errors) = checked(len - N);
-                flags = or(flags, errors);
-                block
-            } else {
-                flags = or(flags, errors(load_tail(&bytes[at..]), load(head)));
-                zero()
-            };
-            if any(flags) {
-                return fail_in_few(bytes, from);
-            }
-            // Is a character still open at the end?
-            if incomplete(last) {
-                return super::fail_packed(bytes, len);
-            }
-            OK
-        }
-
-        /// The error that [`validate_few`]'s checks flagged, in the blocks
-        /// from `from` (the first one not ASCII) on: [`fail_from`],
-        /// packed, as [`super::fail_packed`].
-        #[target_feature(enable = $features)]
-        #[cold]
-        #[inline(never)]
-        fn fail_in_few(bytes: &[u8], from: usize) -> Verdict {
-            Verdict::pack(Err(fail_from(bytes, from, zero())))
-        }
-
-        /// More than a group of blocks: [`validate_inner`], out of line (so
-        /// [`validate`]'s short path has no stack frame) and packed (so
-        /// its result comes back in a register).
-        #[target_feature(enable = $features)]
-        #[inline(never)]
-        fn validate_many(bytes: &[u8]) -> Verdict {
-            Verdict::pack(validate_inner(bytes))
-        }
-
-        /// Inputs of more than a group of blocks.
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn validate_inner(bytes: &[u8]) -> Result<(), Utf8Error> {
-            // Where the hot loop starts; the block before it (only its last
-            // 3 bytes matter), and whether a character it starts is still
-            // open.
-            let (mut at, mut prev, mut prev_incomplete);
-            // Align the hot loop's loads (a load that straddles two cache
-            // lines costs two): check the first two blocks one by one, then
-            // start at the aligned address inside the second, its "previous
-            // block" loaded from the N bytes before it. The overlap is
-            // checked twice, with the same context, so it flags nothing new.
-            let skew = bytes.as_ptr().addr() % N;
-            if skew != 0 && bytes.len() >= 6 * N {
-                let mut before = zero();
-                for start in [0, N] {
-                    let input = load(bytes[start..start + N].try_into().expect("N bytes"));
-                    if let Some(first) = first(errors(input, before)) {
-                        return Err(fail(bytes, start + first));
-                    }
-                    before = input;
-                }
-                at = 2 * N - skew;
-                prev = load(bytes[at - N..at].try_into().expect("N bytes"));
-                prev_incomplete = incomplete(prev);
-            } else {
-                // The hot loop reads the 3 bytes before each group: the
-                // first block, which has none, is checked on its own.
-                let input = load(bytes[..N].try_into().expect("N bytes"));
-                if let Some(first) = first(errors(input, zero())) {
-                    return Err(fail(bytes, first));
-                }
-                at = N;
-                prev = input;
-                prev_incomplete = incomplete(prev);
-            }
-            // Each group with the 3 bytes before it (`at` ≥ 3 here).
-            while let Some(window) = bytes.get(at - 3..at + super::GROUP * N) {
-                let window: &[u8; 3 + super::GROUP * N] =
-                    window.try_into().expect("a group and 3 bytes");
-                let mut blocks = [zero(); super::GROUP];
-                let mut high = zero();
-                for (block, bytes) in blocks.iter_mut().zip(window[3..].chunks_exact(N)) {
-                    *block = load(bytes.try_into().expect("N bytes"));
-                    high = or(high, *block);
-                }
-                if is_ascii(high) {
-                    if prev_incomplete {
-                        // An ASCII byte cannot continue the open character.
-                        return Err(fail(bytes, at));
-                    }
-                    // After ASCII, zero is as good a "previous block" as any:
-                    // the tables treat every ASCII byte alike.
-                    prev = zero();
-                    at += super::GROUP * N;
-                    // The run of ASCII goes on in a loop of its own, each
-                    // group tested by its OR alone: a dozen instructions a
-                    // group, none of the window's bookkeeping. ASCII at
-                    // 4 KiB, criterion: AVX2 97-117 -> 130 GB/s (the shared
-                    // loop's speed depended on where the build placed it),
-                    // AVX-512 136 -> 146.
-                    while let Some(group) = bytes.get(at..at + super::GROUP * N) {
-                        let mut high = zero();
-                        for block in group.chunks_exact(N) {
-                            high = or(high, load(block.try_into().expect("N bytes")));
-                        }
-                        if !is_ascii(high) {
-                            break;
-                        }
-                        at += super::GROUP * N;
-                    }
-                    continue;
-                } else {
-                    let flags = errors_in_window(window, &blocks);
-                    if any(flags) {
-                        return Err(fail_from(bytes, at, prev));
-                    }
-                    prev = blocks[super::GROUP - 1];
-                    prev_incomplete = incomplete(prev);
-                }
-                at += super::GROUP * N;
-            }
-            // Less than a group left: block by block, then the tail,
-            // zero-padded so that a character left open at the end fails on
-            // the padding.
-            while let Some(block) = bytes.get(at..at + N) {
-                let input = load(block.try_into().expect("N bytes"));
-                if is_ascii(input) {
-                    if prev_incomplete {
-                        return Err(fail(bytes, at));
-                    }
-                } else {
-                    if let Some(first) = first(errors(input, prev)) {
-                        return Err(fail(bytes, at + first));
-                    }
-                    prev_incomplete = incomplete(input);
-                }
-                prev = input;
-                at += N;
-            }
-            if at < bytes.len() {
-                let input = load_tail(&bytes[at..]);
-                if prev_incomplete || !is_ascii(input) {
-                    if let Some(first) = first(errors(input, prev)) {
-                        // The flag may sit in the padding (an unfinished
-                        // character): look back from the end instead.
-                        return Err(fail(bytes, (at + first).min(bytes.len())));
-                    }
-                }
-            } else if prev_incomplete {
-                return Err(fail(bytes, at));
-            }
-            Ok(())
-        }
-
-        /// The error that a check flagged in the blocks from `at` (after
-        /// `prev`) on: the blocks loaded and checked again in turn (the
-        /// rest zero-padded), the first flagged byte located. (Rather than
-        /// keeping each block's flags live through the check: with four
-        /// blocks, AVX2's 16 registers spilled.)
-        #[target_feature(enable = $features)]
-        #[cold]
-        #[inline(never)]
-        fn fail_from(bytes: &[u8], mut at: usize, mut prev: V) -> Utf8Error {
-            let len = bytes.len();
-            while at < len {
-                let input = match bytes.get(at..at + N) {
-                    Some(block) => load(block.try_into().expect("N bytes")),
-                    None => load_tail(&bytes[at..]),
+                // Every check below ORs the flags of its blocks and tests them
+                // once at the end (the error, if any, is then found block by
+                // block, out of line). A block with 3 bytes before it reads its
+                // shifted copies from memory, as the long loop does (shuffles
+                // are the check's bottleneck); the first block, with none,
+                // takes zero as the block before. The input's last block is
+                // its last N bytes, whole or overlapping the block before:
+                // read from memory, the overlap's context is the real bytes
+                // before it, so it is checked again alike and flags nothing
+                // new, and no zero-padded rest is assembled.
+                let checked = |at: usize| {
+                    let window: &[u8; 3 + $isa::N] = bytes[at - 3..at + $isa::N]
+                        .try_into()
+                        .expect("a block and 3 bytes");
+                    let block = $isa::load(window[3..].try_into().expect("N bytes"));
+                    (block, Self::errors_in_place(window, block))
                 };
-                if let Some(first) = first(errors(input, prev)) {
-                    // In the padded rest, the flag may sit in the padding
-                    // (an unfinished character): look back from the end.
-                    return fail(bytes, (at + first).min(len));
+                if ($isa::N + 3..=2 * $isa::N).contains(&len) {
+                    // Two blocks, the first and the last, in straight-line code
+                    // (no loop whose preheader loads the tables again).
+                    let (last, last_errors) = checked(len - $isa::N);
+                    if $isa::any($isa::or(
+                        Self::errors($isa::load(head), $isa::zero()),
+                        last_errors,
+                    )) {
+                        return Self::fail_in_few(bytes, 0);
+                    }
+                    if $isa::incomplete(last) {
+                        return $crate::x86::fail_packed(bytes, len);
+                    }
+                    return OK;
                 }
-                prev = input;
-                at += N;
+                // Leading ASCII blocks need no check, and leave nothing open.
+                let mut at = 0;
+                while let Some(block) = bytes.get(at..at + $isa::N) {
+                    if !$isa::is_ascii($isa::load(block.try_into().expect("N bytes"))) {
+                        break;
+                    }
+                    at += $isa::N;
+                }
+                // From there on, every block.
+                let from = at;
+                let mut flags = $isa::zero();
+                if at == 0 {
+                    flags = Self::errors($isa::load(head), $isa::zero());
+                    at = $isa::N;
+                }
+                while at + $isa::N <= len {
+                    flags = $isa::or(flags, checked(at).1);
+                    at += $isa::N;
+                }
+                // The last block: whole, or the last N bytes, or (with fewer
+                // than 3 bytes before those) the zero-padded rest, whose zeros
+                // catch a character left open.
+                let last = if at == len {
+                    $isa::load(tail)
+                } else if len >= $isa::N + 3 {
+                    let (block, errors) = checked(len - $isa::N);
+                    flags = $isa::or(flags, errors);
+                    block
+                } else {
+                    flags = $isa::or(
+                        flags,
+                        Self::errors($isa::load_tail(&bytes[at..]), $isa::load(head)),
+                    );
+                    $isa::zero()
+                };
+                if $isa::any(flags) {
+                    return Self::fail_in_few(bytes, from);
+                }
+                // Is a character still open at the end?
+                if $isa::incomplete(last) {
+                    return $crate::x86::fail_packed(bytes, len);
+                }
+                OK
             }
-            unreachable!("blocks that failed have a flagged one")
-        }
 
-        /// The Keiser–Lemire check of one block: non-zero bytes mark errors.
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn errors(input: V, prev: V) -> V {
-            let (prev1, prev2, prev3) = prevs(input, prev);
-            errors_shifted(input, prev1, prev2, prev3)
-        }
-
-        /// [`errors`] of each block of a group (`blocks`, loaded from
-        /// `window[3..]`), OR-ed: the input shifted by 1, 2 and 3 bytes is
-        /// loaded again from memory (`window` starts 3 bytes before the
-        /// group) rather than assembled from two registers by shuffles.
-        /// Shuffles are the check's bottleneck (seven of a block's twenty
-        /// vector operations, and they run on fewer ports); this moves four
-        /// of them to the load ports, which have room. Measured on Zen 4,
-        /// multibyte text at 4 KiB and 1 MiB: AVX-512 +19-21%, AVX2
-        /// +22-25%, SSE4.1 +10-14%.
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn errors_in_window(window: &[u8; 3 + super::GROUP * N], blocks: &[V; super::GROUP]) -> V {
-            let mut flags = zero();
-            for (i, &block) in blocks.iter().enumerate() {
-                let window = window[i * N..i * N + 3 + N]
-                    .try_into()
-                    .expect("a block and 3 bytes");
-                flags = or(flags, errors_in_place(window, block));
+            /// The error that [`validate_few`](Self::validate_few)'s checks flagged, in the blocks
+            /// from `from` (the first one not ASCII) on: [`fail_from`](Self::fail_from),
+            /// packed, as [`super::fail_packed`].
+            #[target_feature(enable = $features)]
+            #[cold]
+            #[inline(never)]
+            fn fail_in_few(bytes: &[u8], from: usize) -> $crate::Verdict {
+                $crate::Verdict::pack(Err(Self::fail_from(bytes, from, $isa::zero())))
             }
-            flags
-        }
 
-        /// [`errors`] of `block`, the bytes `window[3..]`, with its shifted
-        /// copies loaded from `window` (see [`errors_in_window`]).
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn errors_in_place(window: &[u8; 3 + N], block: V) -> V {
-            let shifted = |by: usize| load(window[3 - by..3 - by + N].try_into().expect("N bytes"));
-            errors_shifted(block, shifted(1), shifted(2), shifted(3))
-        }
+            /// More than a group of blocks: [`validate_inner`], out of line (so
+            /// [`validate`]'s short path has no stack frame) and packed (so
+            /// its result comes back in a register).
+            ///
+            /// [`validate_inner`]: Self::validate_inner
+            /// [`validate`]: Self::validate
+            #[target_feature(enable = $features)]
+            #[inline(never)]
+            fn validate_many(bytes: &[u8]) -> $crate::Verdict {
+                $crate::Verdict::pack(Self::validate_inner(bytes))
+            }
 
-        /// The check of one block given its bytes shifted by 1, 2 and 3
-        /// (each byte's 1st, 2nd and 3rd predecessor).
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn errors_shifted(input: V, prev1: V, prev2: V, prev3: V) -> V {
-            use $crate::lookup::{CUR_HIGH, PREV_HIGH, PREV_LOW};
-            // Constants, so each table is one load from read-only data.
-            const T_PREV_HIGH: [u8; N] = super::repeat::<N>(PREV_HIGH);
-            const T_PREV_LOW: [u8; N] = super::repeat::<N>(PREV_LOW);
-            const T_CUR_HIGH: [u8; N] = super::repeat::<N>(CUR_HIGH);
-            let classes = and3(
-                lookup(&T_PREV_HIGH, high_nibbles(prev1)),
-                lookup(&T_PREV_LOW, low_nibbles(prev1)),
-                lookup(&T_CUR_HIGH, high_nibbles(input)),
-            );
-            // TWO_CONTS (bit 7) must be set exactly where a 3rd/4th byte is
-            // due; every other class bit is an error by itself.
-            xor(classes, must23(prev2, prev3))
+            /// Inputs of more than a group of blocks.
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn validate_inner(bytes: &[u8]) -> Result<(), $crate::Utf8Error> {
+                // Where the hot loop starts; the block before it (only its last
+                // 3 bytes matter), and whether a character it starts is still
+                // open.
+                let (mut at, mut prev, mut prev_incomplete);
+                // Align the hot loop's loads (a load that straddles two cache
+                // lines costs two): check the first two blocks one by one, then
+                // start at the aligned address inside the second, its "previous
+                // block" loaded from the N bytes before it. The overlap is
+                // checked twice, with the same context, so it flags nothing new.
+                let skew = bytes.as_ptr().addr() % $isa::N;
+                if skew != 0 && bytes.len() >= 6 * $isa::N {
+                    let mut before = $isa::zero();
+                    for start in [0, $isa::N] {
+                        let input =
+                            $isa::load(bytes[start..start + $isa::N].try_into().expect("N bytes"));
+                        if let Some(first) = $isa::first(Self::errors(input, before)) {
+                            return Err($crate::x86::fail(bytes, start + first));
+                        }
+                        before = input;
+                    }
+                    at = 2 * $isa::N - skew;
+                    prev = $isa::load(bytes[at - $isa::N..at].try_into().expect("N bytes"));
+                    prev_incomplete = $isa::incomplete(prev);
+                } else {
+                    // The hot loop reads the 3 bytes before each group: the
+                    // first block, which has none, is checked on its own.
+                    let input = $isa::load(bytes[..$isa::N].try_into().expect("N bytes"));
+                    if let Some(first) = $isa::first(Self::errors(input, $isa::zero())) {
+                        return Err($crate::x86::fail(bytes, first));
+                    }
+                    at = $isa::N;
+                    prev = input;
+                    prev_incomplete = $isa::incomplete(prev);
+                }
+                // Each group with the 3 bytes before it (`at` ≥ 3 here).
+                while let Some(window) = bytes.get(at - 3..at + $crate::x86::GROUP * $isa::N) {
+                    let window: &[u8; 3 + $crate::x86::GROUP * $isa::N] =
+                        window.try_into().expect("a group and 3 bytes");
+                    let mut blocks = [$isa::zero(); $crate::x86::GROUP];
+                    let mut high = $isa::zero();
+                    for (block, bytes) in blocks.iter_mut().zip(window[3..].chunks_exact($isa::N)) {
+                        *block = $isa::load(bytes.try_into().expect("N bytes"));
+                        high = $isa::or(high, *block);
+                    }
+                    if $isa::is_ascii(high) {
+                        if prev_incomplete {
+                            // An ASCII byte cannot continue the open character.
+                            return Err($crate::x86::fail(bytes, at));
+                        }
+                        // After ASCII, zero is as good a "previous block" as any:
+                        // the tables treat every ASCII byte alike.
+                        prev = $isa::zero();
+                        at += $crate::x86::GROUP * $isa::N;
+                        // The run of ASCII goes on in a loop of its own, each
+                        // group tested by its OR alone: a dozen instructions a
+                        // group, none of the window's bookkeeping. ASCII at
+                        // 4 KiB, criterion: AVX2 97-117 -> 130 GB/s (the shared
+                        // loop's speed depended on where the build placed it),
+                        // AVX-512 136 -> 146.
+                        while let Some(group) = bytes.get(at..at + $crate::x86::GROUP * $isa::N) {
+                            let mut high = $isa::zero();
+                            for block in group.chunks_exact($isa::N) {
+                                high =
+                                    $isa::or(high, $isa::load(block.try_into().expect("N bytes")));
+                            }
+                            if !$isa::is_ascii(high) {
+                                break;
+                            }
+                            at += $crate::x86::GROUP * $isa::N;
+                        }
+                        continue;
+                    } else {
+                        let flags = Self::errors_in_window(window, &blocks);
+                        if $isa::any(flags) {
+                            return Err(Self::fail_from(bytes, at, prev));
+                        }
+                        prev = blocks[$crate::x86::GROUP - 1];
+                        prev_incomplete = $isa::incomplete(prev);
+                    }
+                    at += $crate::x86::GROUP * $isa::N;
+                }
+                // Less than a group left: block by block, then the tail,
+                // zero-padded so that a character left open at the end fails on
+                // the padding.
+                while let Some(block) = bytes.get(at..at + $isa::N) {
+                    let input = $isa::load(block.try_into().expect("N bytes"));
+                    if $isa::is_ascii(input) {
+                        if prev_incomplete {
+                            return Err($crate::x86::fail(bytes, at));
+                        }
+                    } else {
+                        if let Some(first) = $isa::first(Self::errors(input, prev)) {
+                            return Err($crate::x86::fail(bytes, at + first));
+                        }
+                        prev_incomplete = $isa::incomplete(input);
+                    }
+                    prev = input;
+                    at += $isa::N;
+                }
+                if at < bytes.len() {
+                    let input = $isa::load_tail(&bytes[at..]);
+                    if prev_incomplete || !$isa::is_ascii(input) {
+                        if let Some(first) = $isa::first(Self::errors(input, prev)) {
+                            // The flag may sit in the padding (an unfinished
+                            // character): look back from the end instead.
+                            return Err($crate::x86::fail(bytes, (at + first).min(bytes.len())));
+                        }
+                    }
+                } else if prev_incomplete {
+                    return Err($crate::x86::fail(bytes, at));
+                }
+                Ok(())
+            }
+
+            /// The error that a check flagged in the blocks from `at` (after
+            /// `prev`) on: the blocks loaded and checked again in turn (the
+            /// rest zero-padded), the first flagged byte located. (Rather than
+            /// keeping each block's flags live through the check: with four
+            /// blocks, AVX2's 16 registers spilled.)
+            #[target_feature(enable = $features)]
+            #[cold]
+            #[inline(never)]
+            fn fail_from(bytes: &[u8], mut at: usize, mut prev: $V) -> $crate::Utf8Error {
+                let len = bytes.len();
+                while at < len {
+                    let input = match bytes.get(at..at + $isa::N) {
+                        Some(block) => $isa::load(block.try_into().expect("N bytes")),
+                        None => $isa::load_tail(&bytes[at..]),
+                    };
+                    if let Some(first) = $isa::first(Self::errors(input, prev)) {
+                        // In the padded rest, the flag may sit in the padding
+                        // (an unfinished character): look back from the end.
+                        return $crate::x86::fail(bytes, (at + first).min(len));
+                    }
+                    prev = input;
+                    at += $isa::N;
+                }
+                unreachable!("blocks that failed have a flagged one")
+            }
+
+            /// The Keiser–Lemire check of one block: non-zero bytes mark errors.
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn errors(input: $V, prev: $V) -> $V {
+                let (prev1, prev2, prev3) = $isa::prevs(input, prev);
+                Self::errors_shifted(input, prev1, prev2, prev3)
+            }
+
+            /// [`errors`](Self::errors) of each block of a group (`blocks`, loaded from
+            /// `window[3..]`), OR-ed: the input shifted by 1, 2 and 3 bytes is
+            /// loaded again from memory (`window` starts 3 bytes before the
+            /// group) rather than assembled from two registers by shuffles.
+            /// Shuffles are the check's bottleneck (seven of a block's twenty
+            /// vector operations, and they run on fewer ports); this moves four
+            /// of them to the load ports, which have room. Measured on Zen 4,
+            /// multibyte text at 4 KiB and 1 MiB: AVX-512 +19-21%, AVX2
+            /// +22-25%, SSE4.1 +10-14%.
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn errors_in_window(
+                window: &[u8; 3 + $crate::x86::GROUP * $isa::N],
+                blocks: &[$V; $crate::x86::GROUP],
+            ) -> $V {
+                let mut flags = $isa::zero();
+                for (i, &block) in blocks.iter().enumerate() {
+                    let window = window[i * $isa::N..i * $isa::N + 3 + $isa::N]
+                        .try_into()
+                        .expect("a block and 3 bytes");
+                    flags = $isa::or(flags, Self::errors_in_place(window, block));
+                }
+                flags
+            }
+
+            /// [`errors`](Self::errors) of `block`, the bytes `window[3..]`, with its shifted
+            /// copies loaded from `window` (see [`errors_in_window`](Self::errors_in_window)).
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn errors_in_place(window: &[u8; 3 + $isa::N], block: $V) -> $V {
+                let shifted = |by: usize| {
+                    $isa::load(
+                        window[3 - by..3 - by + $isa::N]
+                            .try_into()
+                            .expect("N bytes"),
+                    )
+                };
+                Self::errors_shifted(block, shifted(1), shifted(2), shifted(3))
+            }
+
+            /// The check of one block given its bytes shifted by 1, 2 and 3
+            /// (each byte's 1st, 2nd and 3rd predecessor).
+            #[target_feature(enable = $features)]
+            #[inline]
+            fn errors_shifted(input: $V, prev1: $V, prev2: $V, prev3: $V) -> $V {
+                use $crate::lookup::{CUR_HIGH, PREV_HIGH, PREV_LOW};
+                // Constants, so each table is one load from read-only data.
+                const T_PREV_HIGH: [u8; $isa::N] = $crate::x86::repeat::<{ $isa::N }>(PREV_HIGH);
+                const T_PREV_LOW: [u8; $isa::N] = $crate::x86::repeat::<{ $isa::N }>(PREV_LOW);
+                const T_CUR_HIGH: [u8; $isa::N] = $crate::x86::repeat::<{ $isa::N }>(CUR_HIGH);
+                let classes = $isa::and3(
+                    $isa::lookup(&T_PREV_HIGH, $isa::high_nibbles(prev1)),
+                    $isa::lookup(&T_PREV_LOW, $isa::low_nibbles(prev1)),
+                    $isa::lookup(&T_CUR_HIGH, $isa::high_nibbles(input)),
+                );
+                // TWO_CONTS (bit 7) must be set exactly where a 3rd/4th byte is
+                // due; every other class bit is an error by itself.
+                $isa::xor(classes, $isa::must23(prev2, prev3))
+            }
         }
     };
 }

@@ -171,17 +171,21 @@ pub(super) fn threes(window: __m128i, lanes: &mut [MaybeUninit<u32>]) {
 }
 
 /// Decodes `$bytes` (`&[u8]`) from the start onto `$out` (`&mut
-/// Vec<u32>`), 64-byte block by block, while each block passes `$check`;
-/// evaluates to how far it got (a character boundary, before the first
-/// block that failed `$check` or the last, short block). The kernel's
-/// parts: `$masks` gives a block's non-ASCII bytes, its character starts
-/// and its leads of 4-byte characters (bit `i` for byte `i`); `$widen`
-/// stores the 64 code points of a block of ASCII (the kernel's widest
-/// stores); `$bmp16` decodes the characters that start in 16 bytes of 1-
-/// to 3-byte characters (as [`bmp16`] does) and, if `$all_lengths`,
-/// `$window` those of 16 bytes with 4-byte characters among them. Also
-/// evaluates to where the checked blocks end (`at` or past it: the last
-/// block's steps stop short of its end).
+/// Vec<u32>`), 64-byte block by block, while each block passes `$check`
+/// (`&[u8; 64] -> bool`); evaluates to how far it got (a character
+/// boundary, before the first block that failed `$check` or the last,
+/// short block), and to where the checked blocks end (`at` or past it: the
+/// last block's steps stop short of its end).
+///
+/// `$isa`, the kernel's type, gives the kernel's parts: `$isa::masks(block)`
+/// gives a block's non-ASCII bytes, its character starts and its leads of
+/// 4-byte characters (bit `i` for byte `i`, three `u64`s);
+/// `$isa::widen64(block, lanes)` stores the 64 code points of a block of
+/// ASCII (the kernel's widest stores); `$isa::bmp16(bytes, starts, lanes)`
+/// decodes the characters that start in 16 bytes of 1- to 3-byte
+/// characters (as [`bmp16`] does) and, if `$isa::ALL_LENGTHS`,
+/// `$isa::window16` (the same arguments) those of 16 bytes with 4-byte
+/// characters among them; both return how many they stored.
 ///
 /// Every block starts at a character boundary, so `$check` may validate it
 /// on its own (the bytes before it are whole characters, as good as ASCII
@@ -195,8 +199,10 @@ pub(super) fn threes(window: __m128i, lanes: &mut [MaybeUninit<u32>]) {
 /// compiled for SSE4.1 (as calls, the ASCII blocks of a 4 KiB text decoded
 /// at 13 GB/s instead of 22, measured).
 macro_rules! decode_blocks {
-    ($bytes:expr, $out:expr, $masks:expr, $widen:expr, $bmp16:expr, $window:expr, $all_lengths:expr, $check:expr) => {{
-        use super::shuffle::{
+    ($isa:ident, $bytes:expr, $out:expr, $check:expr) => {{
+        use core::arch::x86_64::_mm_loadu_si128;
+        use core::mem::MaybeUninit;
+        use $crate::x86::shuffle::{
             step, threes, widen16, EIGHT_THREES, EIGHT_THREES_SPAN, TWENTY_THREES,
         };
         let bytes: &[u8] = $bytes;
@@ -216,7 +222,7 @@ macro_rules! decode_blocks {
         // well-formed but for a character it may leave open at its end).
         while let Some(block) = bytes.get(at..at + 64) {
             let block: &[u8; 64] = block.try_into().expect("64 bytes");
-            let (non_ascii, starts, four): (u64, u64, u64) = $masks(block);
+            let (non_ascii, starts, four): (u64, u64, u64) = $isa::masks(block);
             // An ASCII block is its own check.
             if non_ascii != 0 && !$check(block) {
                 break;
@@ -244,13 +250,13 @@ macro_rules! decode_blocks {
                     let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
                         .try_into()
                         .expect("64 lanes");
-                    $widen(block, lanes);
+                    $isa::widen64(block, lanes);
                     at += 64;
                     written += 64;
                     match bytes.get(at..at + 64) {
                         Some(next) => {
                             block = next.try_into().expect("64 bytes");
-                            if $masks(block).0 != 0 {
+                            if $isa::masks(block).0 != 0 {
                                 break;
                             }
                             checked_to = at + 64;
@@ -268,7 +274,7 @@ macro_rules! decode_blocks {
             // most 16 lanes at `written` ≤ `at + pos`: they end before `at +
             // pos + 16` ≤ the input's length, within `dst`.
             let mut pos = 0;
-            while pos <= if $all_lengths { 44 } else { 48 } {
+            while pos <= if $isa::ALL_LENGTHS { 44 } else { 48 } {
                 let window: &[u8; 16] = block[pos..pos + 16].try_into().expect("16 bytes");
                 // SAFETY: `window` is 16 readable bytes.
                 let window = unsafe { _mm_loadu_si128(window.as_ptr().cast()) };
@@ -296,7 +302,7 @@ macro_rules! decode_blocks {
                     written += 8;
                     continue;
                 }
-                if pos <= 44 && ($all_lengths || (four >> pos) as u16 == 0) {
+                if pos <= 44 && ($isa::ALL_LENGTHS || (four >> pos) as u16 == 0) {
                     // 16 bytes decoded at once, with the continuations of
                     // the characters that start there (3 more bytes at
                     // most), and the start bit after them: 20 bytes of the
@@ -307,9 +313,9 @@ macro_rules! decode_blocks {
                     // 4-byte character, was slower on mixed text: 2.3
                     // against 2.9 GB/s, measured.)
                     written += if (four >> pos) as u16 == 0 {
-                        $bmp16(bytes, starts16, lanes)
+                        $isa::bmp16(bytes, starts16, lanes)
                     } else {
-                        $window(bytes, starts16, lanes)
+                        $isa::window16(bytes, starts16, lanes)
                     };
                     // The next start: byte 16, 17, 18 or 19 (a character
                     // that starts at byte 15 takes up to three more).

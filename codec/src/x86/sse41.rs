@@ -3,11 +3,8 @@
 //! to 3-byte characters at a time, 4-byte ones by its table steps);
 //! encoding uses the scalar loop, compiled with SSE4.1 enabled.
 
-use super::shuffle::{bmp16, bmp16 as window16};
-use super::{fail, fused_decoder, incomplete_max, tail_words, validator};
+use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
 use crate::encode::EncodeFailure;
-use crate::Utf8Error;
-use crate::Verdict;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -15,178 +12,219 @@ use core::mem::MaybeUninit;
 const N: usize = 16;
 /// Per position, the largest byte that leaves no character open past the block.
 const INCOMPLETE_MAX: [u8; N] = incomplete_max::<N>();
+/// A register.
 type V = __m128i;
 
-/// Whether this CPU can run the kernel (`popcnt` counts the characters of
-/// a decoding step; every CPU with SSE4.1 but a few early ones has it).
-pub(crate) fn available() -> bool {
-    is_x86_feature_detected!("ssse3")
-        && is_x86_feature_detected!("sse4.1")
-        && is_x86_feature_detected!("popcnt")
+/// The SSE4.1 kernel, as associated functions: the vector operations the
+/// shared code ([`validator!`], [`fused_decoder!`]) is written in, what
+/// those macros expand to (`Sse41::validate`, `Sse41::decode`, …), and the
+/// kernel's own (`Sse41::available`, `Sse41::encode`).
+pub(crate) struct Sse41;
+
+impl Isa for Sse41 {
+    type V = V;
+    type Mask = u16;
 }
 
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn load(block: &[u8; N]) -> V {
-    // SAFETY: `block` is 16 readable bytes, the width of the load; `loadu`
-    // has no alignment requirement.
-    unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn load_tail(tail: &[u8]) -> V {
-    debug_assert!(tail.len() < N);
-    // Zero-padded, as a load of a padded copy would be, without the copy.
-    let [lo, hi] = tail_words(tail);
-    _mm_set_epi64x(hi as i64, lo as i64)
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn zero() -> V {
-    _mm_setzero_si128()
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn splat(byte: u8) -> V {
-    _mm_set1_epi8(byte as i8)
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn is_ascii(v: V) -> bool {
-    _mm_movemask_epi8(v) == 0
-}
-
-/// The input shifted by 1, 2 and 3 bytes, the gap filled from `prev`.
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn prevs(input: V, prev: V) -> (V, V, V) {
-    (
-        _mm_alignr_epi8::<15>(input, prev),
-        _mm_alignr_epi8::<14>(input, prev),
-        _mm_alignr_epi8::<13>(input, prev),
-    )
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn high_nibbles(v: V) -> V {
-    _mm_and_si128(_mm_srli_epi16::<4>(v), splat(0x0F))
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn low_nibbles(v: V) -> V {
-    _mm_and_si128(v, splat(0x0F))
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn lookup(table: &[u8; N], nibbles: V) -> V {
-    _mm_shuffle_epi8(load(table), nibbles)
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn and3(a: V, b: V, c: V) -> V {
-    _mm_and_si128(_mm_and_si128(a, b), c)
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn or(a: V, b: V) -> V {
-    _mm_or_si128(a, b)
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn xor(a: V, b: V) -> V {
-    _mm_xor_si128(a, b)
-}
-
-/// 0x80 where the byte must be a 3rd or 4th byte. Saturating subtraction
-/// leaves bit 7 set exactly when 2 back ≥ 0xE0 (0xE0 − 0x60 = 0x80) or 3
-/// back ≥ 0xF0 (0xF0 − 0x70 = 0x80).
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn must23(prev2: V, prev3: V) -> V {
-    let third = _mm_subs_epu8(prev2, splat(0x60));
-    let fourth = _mm_subs_epu8(prev3, splat(0x70));
-    _mm_and_si128(_mm_or_si128(third, fourth), splat(0x80))
-}
-
-/// The index of the first non-zero byte, if any.
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn first(v: V) -> Option<usize> {
-    let clear = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) as u32;
-    (clear != 0xFFFF).then(|| (!clear).trailing_zeros() as usize)
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn any(v: V) -> bool {
-    _mm_testz_si128(v, v) == 0
-}
-
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn incomplete(v: V) -> bool {
-    any(_mm_subs_epu8(v, load(&INCOMPLETE_MAX)))
-}
-
-validator!("ssse3,sse4.1");
-fused_decoder!("ssse3,sse4.1,popcnt");
-
-/// No `window16` for 4-byte characters: they take [`super::shuffle`]'s
-/// table steps.
-const ALL_LENGTHS: bool = false;
-
-/// No decoder of the last bytes (less than a block) in the block's steps:
-/// they take the scalar loop (returns false, "not taken"). The AVX2
-/// kernel's needs `window16`.
-#[inline(always)]
-fn decode_tail(_: &[u8; 64], _: usize, _: &mut Vec<u32>) -> bool {
-    false
-}
-
-/// 64 ASCII bytes to 64 code points, 16 bytes at a time, as the step loop
-/// widens its ASCII runs.
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn widen64(block: &[u8; 64], lanes: &mut [MaybeUninit<u32>; 64]) {
-    for (sixteen, lanes) in block.chunks_exact(N).zip(lanes.chunks_exact_mut(N)) {
-        super::shuffle::widen16(
-            load(sixteen.try_into().expect("N bytes")),
-            lanes.try_into().expect("N lanes"),
-        );
+impl Sse41 {
+    /// Whether this CPU can run the kernel (`popcnt` counts the characters of
+    /// a decoding step; every CPU with SSE4.1 but a few early ones has it).
+    pub(crate) fn available() -> bool {
+        is_x86_feature_detected!("ssse3")
+            && is_x86_feature_detected!("sse4.1")
+            && is_x86_feature_detected!("popcnt")
     }
 }
 
-/// A 64-byte block's non-ASCII bytes, character starts (every byte but a
-/// continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65) and leads
-/// of 4-byte characters (0xF0..=0xFF: as signed bytes, > −17 and not
-/// ASCII).
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    let (mut non_ascii, mut starts, mut four) = (0, 0, 0);
-    for (q, quarter) in block.chunks_exact(N).enumerate() {
-        let v = load(quarter.try_into().expect("N bytes"));
-        let bits = |v: V| _mm_movemask_epi8(v) as u16 as u64;
-        let above = |floor: i8| bits(_mm_cmpgt_epi8(v, _mm_set1_epi8(floor)));
-        non_ascii |= bits(v) << (16 * q);
-        starts |= above(-65) << (16 * q);
-        four |= above(-17) << (16 * q);
+/// The operations (see [`Isa`]), on 16-byte registers.
+impl Sse41 {
+    /// Block width in bytes.
+    const N: usize = N;
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn load(block: &[u8; N]) -> V {
+        // SAFETY: `block` is 16 readable bytes, the width of the load; `loadu`
+        // has no alignment requirement.
+        unsafe { _mm_loadu_si128(block.as_ptr().cast()) }
     }
-    (non_ascii, starts, four & non_ascii)
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn load_tail(tail: &[u8]) -> V {
+        debug_assert!(tail.len() < N);
+        // Zero-padded, as a load of a padded copy would be, without the copy.
+        let [lo, hi] = tail_words(tail);
+        _mm_set_epi64x(hi as i64, lo as i64)
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn zero() -> V {
+        _mm_setzero_si128()
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn splat(byte: u8) -> V {
+        _mm_set1_epi8(byte as i8)
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn is_ascii(v: V) -> bool {
+        _mm_movemask_epi8(v) == 0
+    }
+
+    /// The input shifted by 1, 2 and 3 bytes, the gap filled from `prev`.
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn prevs(input: V, prev: V) -> (V, V, V) {
+        (
+            _mm_alignr_epi8::<15>(input, prev),
+            _mm_alignr_epi8::<14>(input, prev),
+            _mm_alignr_epi8::<13>(input, prev),
+        )
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn high_nibbles(v: V) -> V {
+        _mm_and_si128(_mm_srli_epi16::<4>(v), Self::splat(0x0F))
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn low_nibbles(v: V) -> V {
+        _mm_and_si128(v, Self::splat(0x0F))
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn lookup(table: &[u8; N], nibbles: V) -> V {
+        _mm_shuffle_epi8(Self::load(table), nibbles)
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn and3(a: V, b: V, c: V) -> V {
+        _mm_and_si128(_mm_and_si128(a, b), c)
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn or(a: V, b: V) -> V {
+        _mm_or_si128(a, b)
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn xor(a: V, b: V) -> V {
+        _mm_xor_si128(a, b)
+    }
+
+    /// 0x80 where the byte must be a 3rd or 4th byte. Saturating subtraction
+    /// leaves bit 7 set exactly when 2 back ≥ 0xE0 (0xE0 − 0x60 = 0x80) or 3
+    /// back ≥ 0xF0 (0xF0 − 0x70 = 0x80).
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn must23(prev2: V, prev3: V) -> V {
+        let third = _mm_subs_epu8(prev2, Self::splat(0x60));
+        let fourth = _mm_subs_epu8(prev3, Self::splat(0x70));
+        _mm_and_si128(_mm_or_si128(third, fourth), Self::splat(0x80))
+    }
+
+    /// The index of the first non-zero byte, if any.
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn first(v: V) -> Option<usize> {
+        let clear = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) as u32;
+        (clear != 0xFFFF).then(|| (!clear).trailing_zeros() as usize)
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn any(v: V) -> bool {
+        _mm_testz_si128(v, v) == 0
+    }
+
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn incomplete(v: V) -> bool {
+        Self::any(_mm_subs_epu8(v, Self::load(&INCOMPLETE_MAX)))
+    }
+
+    /// No `window16` for 4-byte characters: they take [`super::shuffle`]'s
+    /// table steps.
+    const ALL_LENGTHS: bool = false;
+
+    /// No decoder of the last bytes (less than a block) in the block's steps:
+    /// they take the scalar loop (returns false, "not taken"). The AVX2
+    /// kernel's needs `window16`.
+    #[inline(always)]
+    fn decode_tail(_: &[u8; 64], _: usize, _: &mut Vec<u32>) -> bool {
+        false
+    }
+
+    /// 64 ASCII bytes to 64 code points, 16 bytes at a time, as the step loop
+    /// widens its ASCII runs.
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn widen64(block: &[u8; 64], lanes: &mut [MaybeUninit<u32>; 64]) {
+        for (sixteen, lanes) in block.chunks_exact(N).zip(lanes.chunks_exact_mut(N)) {
+            super::shuffle::widen16(
+                Self::load(sixteen.try_into().expect("N bytes")),
+                lanes.try_into().expect("N lanes"),
+            );
+        }
+    }
+
+    /// A 64-byte block's non-ASCII bytes, character starts (every byte but a
+    /// continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65) and leads
+    /// of 4-byte characters (0xF0..=0xFF: as signed bytes, > −17 and not
+    /// ASCII).
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn masks(block: &[u8; 64]) -> (u64, u64, u64) {
+        let (mut non_ascii, mut starts, mut four) = (0, 0, 0);
+        for (q, quarter) in block.chunks_exact(N).enumerate() {
+            let v = Self::load(quarter.try_into().expect("N bytes"));
+            let bits = |v: V| _mm_movemask_epi8(v) as u16 as u64;
+            let above = |floor: i8| bits(_mm_cmpgt_epi8(v, _mm_set1_epi8(floor)));
+            non_ascii |= bits(v) << (16 * q);
+            starts |= above(-65) << (16 * q);
+            four |= above(-17) << (16 * q);
+        }
+        (non_ascii, starts, four & non_ascii)
+    }
+
+    /// The characters that start in 16 bytes of 1- to 3-byte characters:
+    /// [`shuffle::bmp16`](super::shuffle::bmp16).
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
+        super::shuffle::bmp16(bytes, starts, lanes)
+    }
+
+    /// No window for characters of every length ([`ALL_LENGTHS`] is false,
+    /// so the loop never takes this path): the same as [`bmp16`].
+    ///
+    /// [`ALL_LENGTHS`]: Self::ALL_LENGTHS
+    /// [`bmp16`]: Self::bmp16
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn window16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
+        super::shuffle::bmp16(bytes, starts, lanes)
+    }
 }
 
-/// The scalar encoder, compiled with SSE4.1.
-#[target_feature(enable = "ssse3,sse4.1")]
-pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
-    crate::encode::encode_scalars(scalars, out)
+validator!(Sse41, "ssse3,sse4.1");
+fused_decoder!(Sse41, "ssse3,sse4.1,popcnt");
+
+impl Sse41 {
+    /// The scalar encoder, compiled with SSE4.1.
+    #[target_feature(enable = "ssse3,sse4.1")]
+    pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
+        crate::encode::encode_scalars(scalars, out)
+    }
 }
