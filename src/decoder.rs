@@ -225,6 +225,12 @@ pub trait Decoder: Send + Sync {
     fn stopped(&self) -> Option<String> {
         None
     }
+    /// The longest input, in bytes, the library's API can take, when it
+    /// has such a limit (Java's `readUTF`: 65,535). Longer inputs are not
+    /// asked, and count as no one's failure.
+    fn max_input(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The failure of a request the decoder has no method for.

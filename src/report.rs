@@ -152,6 +152,14 @@ pub struct DecoderReport {
     /// budget, too many failures in a row).
     #[serde(default)]
     pub not_run: u64,
+    /// The longest input the library's API takes, when the adapter
+    /// declared one (`max_input` in its hello).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_input: Option<u64>,
+    /// Requests left out because their input is longer than `max_input`
+    /// (outside the library's domain, so no one's failure).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub beyond_max_input: u64,
     /// Why the decoder was stopped before the end, if it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
@@ -428,6 +436,11 @@ pub fn machine() -> String {
         std::env::consts::OS,
         std::env::consts::ARCH
     )
+}
+
+/// For `skip_serializing_if`: a count that is zero is left out.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -324,7 +324,7 @@ public final class ReadUtfAdapter {
         // Requests are ASCII JSON; reading as ISO-8859-1 never fails on any byte.
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.ISO_8859_1));
         String hello = "{\"hello\":{\"name\":\"" + NAME + "\",\"version\":\"" + System.getProperty("java.version")
-                + "\",\"capabilities\":[\"validate\",\"decode\",\"encode\"]}}\n";
+                + "\",\"max_input\":65535,\"capabilities\":[\"validate\",\"decode\",\"encode\"]}}\n";
         out.write(hello.getBytes(StandardCharsets.US_ASCII));
         out.flush();
         String line;

@@ -239,6 +239,32 @@ fn a_refused_request_leaves_the_adapter_running() {
 }
 
 #[test]
+fn a_declared_input_limit_is_respected_and_not_a_failure() {
+    if !have_python() {
+        return;
+    }
+    // Refusing long inputs unannounced leaves them unanswered: V cannot
+    // be a pass.
+    let (_, report) = audit("refuse-long", &[]);
+    assert_eq!(decoder(&report)["levels"]["V"], "incomplete");
+    // The same refusals, announced as the API's limit in the hello: none
+    // of those inputs is sent, and the levels are judged on the rest.
+    let (_, report) = audit("max-100", &[]);
+    let d = decoder(&report);
+    assert_eq!(d["max_input"], 100);
+    assert!(d["beyond_max_input"].as_u64().unwrap() > 0, "{d}");
+    assert_eq!(d["levels"]["V"], "pass", "{}", d["unanswered"]);
+    assert_eq!(d["levels"]["R"], "pass", "{}", d["unanswered"]);
+    assert_eq!(
+        d["incidents"].as_array().unwrap().len(),
+        0,
+        "{}",
+        d["incidents"]
+    );
+    assert!(d["checked"]["longest_input"].as_u64().unwrap() <= 100);
+}
+
+#[test]
 fn bad_options_are_refused_before_any_work() {
     for timeout in ["0", "nan", "inf", "-1"] {
         let o = Command::new(env!("CARGO_BIN_EXE_utf8conform"))

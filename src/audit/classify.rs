@@ -291,8 +291,21 @@ pub const FLAG_PROBES: &[&[u8]] = &[
     b"\xEF\xB7\x90",
     b"\xEF\xBF\xBF",
     b"\xF4\x8F\xBF\xBF",
+    b"\xEF\xBF\xBD",
+    b"\xEF\xB7\x8F",
+    b"\xF4\x8F\xBF\xBD",
     b"\xEF\xBB\xBF\x41",
     b"\x41\xEF\xBB\xBF\x42",
+];
+
+/// Noncharacters, each with a scalar value of the same length next to it:
+/// U+FFFE, U+FDD0, U+FFFF, U+10FFFF (neighbours U+FFFD, U+FDCF, U+FFFD,
+/// U+10FFFD).
+const NONCHARACTERS: &[(&[u8], &[u8])] = &[
+    (b"\xEF\xBF\xBE", b"\xEF\xBF\xBD"),
+    (b"\xEF\xB7\x90", b"\xEF\xB7\x8F"),
+    (b"\xEF\xBF\xBF", b"\xEF\xBF\xBD"),
+    (b"\xF4\x8F\xBF\xBF", b"\xF4\x8F\xBF\xBD"),
 ];
 
 /// The numbers the encoding flags are read from.
@@ -473,18 +486,31 @@ pub fn security_flags(answers: &Answers, policy: Policy, encodes: bool) -> Vec<F
         });
     }
     // Rejected: said invalid, or replaced (the probes are one noncharacter
-    // each, so a U+FFFD in the output replaced it). A wrong value is an
-    // arithmetic bug (level V), not a rejection.
-    flags.extend(check(
-        "rejects-noncharacters",
-        &[
-            b"\xEF\xBF\xBE",
-            b"\xEF\xB7\x90",
-            b"\xEF\xBF\xBF",
-            b"\xF4\x8F\xBF\xBF",
-        ],
-        &|a| a.valid == Some(false) || a.lossy.as_ref().is_some_and(|l| l.contains(&0xFFFD)),
-    ));
+    // each, so a U+FFFD in the output replaced it), while a scalar of the
+    // same length next to it is accepted: a decoder that refuses every
+    // 4-byte form, say, does not single noncharacters out. A wrong value
+    // is an arithmetic bug (level V), not a rejection.
+    let rejected = |a: &Answer| {
+        a.valid == Some(false) || a.lossy.as_ref().is_some_and(|l| l.contains(&0xFFFD))
+    };
+    let accepted = |a: &Answer| {
+        a.valid == Some(true)
+            || (a.valid.is_none() && a.lossy.as_ref().is_some_and(|l| !l.contains(&0xFFFD)))
+    };
+    flags.extend(NONCHARACTERS.iter().find_map(|&(nonchar, neighbour)| {
+        let a = (answers.decoded)(nonchar).filter(|a| rejected(a))?;
+        let n = (answers.decoded)(neighbour).filter(|n| accepted(n))?;
+        Some(Flag {
+            flag: "rejects-noncharacters".into(),
+            input: hex::encode(nonchar),
+            answer: format!(
+                "{}, while {} next to it is accepted: {}",
+                show_answer(a),
+                hex::encode(neighbour),
+                show_answer(n)
+            ),
+        })
+    }));
     if encodes {
         let produced = |v: u32| match (answers.encoded)(v) {
             Some(EncodeAnswer::Bytes(b)) => Some(b.clone()),
@@ -773,6 +799,31 @@ mod tests {
             Some(a)
         };
         assert!(!flags_of(arithmetic).contains(&"rejects-noncharacters".into()));
+        // Refusing every 4-byte form refuses U+10FFFF too, but does not
+        // single noncharacters out; refusing U+FFFF while taking U+FFFD
+        // does.
+        let no_four = |input: &[u8]| {
+            let mut a = std_answer(input);
+            if input.first().is_some_and(|&b| b >= 0xF0) {
+                a = Answer {
+                    valid: Some(false),
+                    ..Answer::default()
+                };
+            }
+            Some(a)
+        };
+        assert!(!flags_of(no_four).contains(&"rejects-noncharacters".into()));
+        let picky = |input: &[u8]| {
+            let mut a = std_answer(input);
+            if input == b"\xEF\xBF\xBF" {
+                a = Answer {
+                    valid: Some(false),
+                    ..Answer::default()
+                };
+            }
+            Some(a)
+        };
+        assert!(flags_of(picky).contains(&"rejects-noncharacters".into()));
         // A probe that crashed raises nothing.
         assert!(
             flags_of(|input: &[u8]| (input != b"\xC0\x80").then(|| std_answer(input))).is_empty()

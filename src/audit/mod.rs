@@ -193,6 +193,9 @@ pub struct Asker<'a> {
     pub longest: u64,
     /// Answers with fields the decoder does not claim: the first few.
     pub outside_claims: Vec<Probe>,
+    /// Requests not sent because their input is longer than the decoder's
+    /// API takes ([`Decoder::max_input`]).
+    pub beyond_max_input: u64,
 }
 
 /// A decoder whose every request goes through an [`Asker`]: how the
@@ -248,6 +251,7 @@ impl<'a> Asker<'a> {
             not_run: 0,
             longest: 0,
             outside_claims: Vec::new(),
+            beyond_max_input: 0,
         }
     }
 
@@ -258,24 +262,49 @@ impl<'a> Asker<'a> {
         progress: &dyn Progress,
     ) -> Vec<Result<Reply, Failure>> {
         let mut out = Vec::with_capacity(requests.len());
+        let limit = self.decoder.max_input();
         for batch in requests.chunks(BATCH) {
-            for r in batch {
-                let len = match r {
-                    Request::Decode(b) => b.len(),
-                    Request::Stream(_, run) => run.chunks.iter().map(Vec::len).sum(),
-                    Request::Reuse(_, runs) => {
-                        runs.iter().flat_map(|r| &r.chunks).map(Vec::len).sum()
-                    }
-                    Request::Encode(_) => 0,
-                };
-                self.longest = self.longest.max(len as u64);
+            let over: Vec<bool> = batch
+                .iter()
+                .map(|r| limit.is_some_and(|max| longest_input(r) > max))
+                .collect();
+            for (r, _) in batch.iter().zip(&over).filter(|(_, &o)| !o) {
+                self.longest = self.longest.max(longest_input(r) as u64);
             }
-            let results = match panic::catch_unwind(AssertUnwindSafe(|| self.decoder.ask(batch))) {
-                Ok(results) => results,
-                // One of them panicked: ask one at a time to know which.
-                Err(_) => batch.iter().map(|r| self.ask_one_caught(r)).collect(),
+            let results = if over.contains(&true) {
+                let inside: Vec<Request> = batch
+                    .iter()
+                    .zip(&over)
+                    .filter(|(_, &o)| !o)
+                    .map(|(r, _)| r.clone())
+                    .collect();
+                let mut answered = self.ask_caught(&inside).into_iter();
+                over.iter()
+                    .map(|&o| {
+                        if o {
+                            Err(Failure {
+                                kind: FailureKind::NotRun,
+                                detail: format!(
+                                    "longer than the {} bytes the decoder's API takes",
+                                    limit.unwrap_or(0)
+                                ),
+                            })
+                        } else {
+                            answered.next().unwrap_or_else(|| {
+                                Err(decoder::unsupported(self.decoder.name(), "ask"))
+                            })
+                        }
+                    })
+                    .collect()
+            } else {
+                self.ask_caught(batch)
             };
-            for (request, result) in batch.iter().zip(&results) {
+            for ((request, result), &o) in batch.iter().zip(&results).zip(&over) {
+                if o {
+                    // Outside the library's domain: no one's failure.
+                    self.beyond_max_input += 1;
+                    continue;
+                }
                 match (request, result) {
                     (_, Err(failure)) => self.count_unanswered(request, failure),
                     (Request::Decode(bytes), Ok(Reply::Decoded(answer)))
@@ -295,6 +324,15 @@ impl<'a> Asker<'a> {
             out.extend(results);
         }
         out
+    }
+
+    /// Asks a batch with panics caught: after a panic, one at a time, to
+    /// know which request panicked.
+    fn ask_caught(&mut self, batch: &[Request]) -> Vec<Result<Reply, Failure>> {
+        match panic::catch_unwind(AssertUnwindSafe(|| self.decoder.ask(batch))) {
+            Ok(results) => results,
+            Err(_) => batch.iter().map(|r| self.ask_one_caught(r)).collect(),
+        }
     }
 
     fn ask_one_caught(&mut self, request: &Request) -> Result<Reply, Failure> {
@@ -397,6 +435,21 @@ fn asked_of(request: &Request) -> Asked {
         Request::Encode(_) => Asked::Encode,
         Request::Stream(..) => Asked::Stream,
         Request::Reuse(..) => Asked::Reuse,
+    }
+}
+
+/// The longest single input in a request: a stream's whole input, or the
+/// longest of a reuse request's inputs (0 for an encode).
+fn longest_input(request: &Request) -> usize {
+    match request {
+        Request::Decode(b) => b.len(),
+        Request::Stream(_, run) => run.chunks.iter().map(Vec::len).sum(),
+        Request::Reuse(_, runs) => runs
+            .iter()
+            .map(|r| r.chunks.iter().map(Vec::len).sum())
+            .max()
+            .unwrap_or(0),
+        Request::Encode(_) => 0,
     }
 }
 
@@ -1076,6 +1129,8 @@ pub fn audit_decoder(
         claim_violations: audit.asker.outside_claims,
         incidents,
         not_run: audit.asker.not_run,
+        max_input: decoder.max_input().map(|n| n as u64),
+        beyond_max_input: audit.asker.beyond_max_input,
         stopped: decoder.stopped(),
         stderr_tail: decoder.stderr_tail(),
         restarts: decoder.restarts(),

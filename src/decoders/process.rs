@@ -380,6 +380,7 @@ pub struct ProcessDecoder {
     spec: ProcessSpec,
     version: String,
     capabilities: Capabilities,
+    max_input: Option<usize>,
     state: Mutex<State>,
     stderr: Arc<Mutex<StderrTail>>,
 }
@@ -404,6 +405,10 @@ impl ProcessDecoder {
         Ok(ProcessDecoder {
             version: hello.hello.version,
             capabilities,
+            max_input: hello
+                .hello
+                .max_input
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
             state: Mutex::new(State {
                 session: Some(session),
                 restarts: 0,
@@ -758,6 +763,9 @@ impl Decoder for ProcessDecoder {
     }
     fn stopped(&self) -> Option<String> {
         ProcessDecoder::stopped(self)
+    }
+    fn max_input(&self) -> Option<usize> {
+        self.max_input
     }
     fn ask(&self, requests: &[Request]) -> Vec<Result<Reply, Failure>> {
         self.exchange(requests)

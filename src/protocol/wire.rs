@@ -39,6 +39,10 @@ pub struct Hello {
     pub protocol: Option<u32>,
     /// Capability names (`strict` and `stream` stand for their parts).
     pub capabilities: Vec<String>,
+    /// The longest input, in bytes, the library's API can be given (none
+    /// when it has no such limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_input: Option<u64>,
 }
 
 impl Hello {
@@ -51,6 +55,7 @@ impl Hello {
             version,
             protocol: v2.then_some(2),
             capabilities: caps.names().into_iter().map(String::from).collect(),
+            max_input: None,
         }
     }
 
@@ -460,6 +465,7 @@ mod tests {
             version: "1".into(),
             protocol,
             capabilities: caps.iter().map(|c| c.to_string()).collect(),
+            max_input: None,
         };
         assert!(hello(None, &["strict", "lossy"])
             .parse_capabilities()

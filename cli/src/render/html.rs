@@ -244,6 +244,13 @@ fn findings(h: &mut String, report: &Report) {
                 d.not_run
             );
         }
+        if let Some(max) = d.max_input {
+            let _ = writeln!(
+                h,
+                "<li><b>max_input</b> {max} bytes (the library's API takes no more): {} request(s) with longer inputs left out</li>",
+                d.beyond_max_input
+            );
+        }
         let _ = writeln!(h, "</ul>");
         let findings = !d.failures.is_empty() || !d.incidents.is_empty();
         if !d.stderr_tail.is_empty() && findings {

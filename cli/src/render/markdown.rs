@@ -205,6 +205,13 @@ fn decoder_findings(s: &mut String, d: &DecoderReport) {
     if let Some(why) = &d.stopped {
         let _ = writeln!(s, "- **stopped**: {why}; {} request(s) not run", d.not_run);
     }
+    if let Some(max) = d.max_input {
+        let _ = writeln!(
+            s,
+            "- **max_input** {max} bytes (the library's API takes no more): {} request(s) with longer inputs left out",
+            d.beyond_max_input
+        );
+    }
     for (level, n) in &d.unanswered {
         if d.failure_counts.contains_key(level) {
             continue;
