@@ -5,7 +5,7 @@
 //! bug is planted into.
 
 use utf8conform::decoder::Decoder;
-use utf8conform::outcome::{Answer, Capabilities, Capability, Failure};
+use utf8conform::outcome::{Answer, Capabilities, Capability, EncodeAnswer, Failure};
 use utf8conform::{check_with, CheckOptions, Checked};
 
 /// std's strict and lossy decoding, with `bug` applied to the input first
@@ -215,4 +215,72 @@ fn an_answer_outside_the_claimed_capabilities_is_a_broken_claim() {
         .find(|v| v.kind == "claim")
         .unwrap_or_else(|| panic!("no broken claim reported:\n{c}"));
     assert!(!claim.got.is_empty(), "{claim}");
+}
+
+/// std's decoder and `char::encode_utf8`, except that `surrogates`
+/// encodes U+D800..U+DFFF in the generalized 3-byte form (ED A0 80 for
+/// U+D800) instead of refusing them, as RFC 3629 §3 requires.
+struct Encoder {
+    surrogates: bool,
+}
+
+impl Decoder for Encoder {
+    fn name(&self) -> &str {
+        "encoder"
+    }
+    fn version(&self) -> String {
+        "planted".into()
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::STRICT.with(Capability::Encode)
+    }
+    fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
+        let strict = std::str::from_utf8(bytes)
+            .map(|s| s.chars().collect())
+            .map_err(Into::into);
+        Ok(Answer::from_results(self.capabilities(), strict, Vec::new))
+    }
+    fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
+        if self.surrogates && (0xD800..=0xDFFF).contains(&scalar) {
+            let b = [
+                0xE0 | (scalar >> 12) as u8,
+                0x80 | ((scalar >> 6) & 0x3F) as u8,
+                0x80 | (scalar & 0x3F) as u8,
+            ];
+            return Ok(EncodeAnswer::Bytes(b.to_vec()));
+        }
+        Ok(match char::from_u32(scalar) {
+            Some(c) => EncodeAnswer::Bytes(c.encode_utf8(&mut [0; 4]).as_bytes().to_vec()),
+            None => EncodeAnswer::Refused(None),
+        })
+    }
+}
+
+#[test]
+fn the_encode_vectors_are_asked_and_judged() {
+    // A correct encoder passes every encode vector: no cell of the
+    // "encode" file is other than a pass (the report keeps only those).
+    let c = checked(&Encoder { surrogates: false });
+    assert!(c.conforms(), "{c}");
+    let not_passed: Vec<_> = c
+        .report
+        .vector_cells
+        .iter()
+        .filter(|(id, _)| id.starts_with("encode/"))
+        .collect();
+    assert!(
+        not_passed.is_empty(),
+        "encode vectors not passed: {not_passed:?}"
+    );
+
+    // One that encodes surrogates fails E on the vector that says so.
+    let c = checked(&Encoder { surrogates: true });
+    assert_eq!(
+        c.report
+            .vector_cells
+            .get("encode/encode-u+d800")
+            .map(String::as_str),
+        Some("fail:E"),
+        "{c}"
+    );
 }

@@ -31,7 +31,8 @@ use crate::generate::{self, deep, reuse};
 use crate::hex;
 use crate::level::Level;
 use crate::outcome::{
-    Answer, Capabilities, Capability, Failure, FailureKind, Incident, StreamAnswer, StreamRun,
+    Answer, Capabilities, Capability, EncodeAnswer, Failure, FailureKind, Incident, StreamAnswer,
+    StreamMode, StreamRun,
 };
 use crate::reference;
 use crate::reference::variants::Format;
@@ -204,6 +205,12 @@ pub struct Asker<'a> {
 struct Through<'s, 'a>(std::sync::Mutex<&'s mut Asker<'a>>);
 
 impl<'s, 'a> Through<'s, 'a> {
+    /// One request through the asker, and its one reply.
+    fn one(&self, request: Request) -> Result<Reply, Failure> {
+        self.ask(&[request])
+            .pop()
+            .unwrap_or_else(|| Err(decoder::unsupported("the asker", "a request")))
+    }
     fn asker(&self) -> std::sync::MutexGuard<'_, &'s mut Asker<'a>> {
         // A panic is caught inside the asker, so the lock is never poisoned
         // by one; if it were, the asker's counts are still whole.
@@ -223,12 +230,30 @@ impl Decoder for Through<'_, '_> {
     fn capabilities(&self) -> Capabilities {
         self.asker().caps
     }
+    // Every request the vector runner can make goes through the asker;
+    // a default method here would answer "unsupported" without asking.
     fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
-        match self.ask(&[Request::Decode(bytes.to_vec())]).pop() {
-            Some(Ok(Reply::Decoded(answer))) => Ok(answer),
-            Some(Ok(other)) => Err(decoder::wrong_reply(&other)),
-            Some(Err(failure)) => Err(failure),
-            None => Err(decoder::unsupported("the asker", "decode")),
+        match self.one(Request::Decode(bytes.to_vec()))? {
+            Reply::Decoded(answer) => Ok(answer),
+            other => Err(decoder::wrong_reply(&other)),
+        }
+    }
+    fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
+        match self.one(Request::Encode(scalar))? {
+            Reply::Encoded(answer) => Ok(answer),
+            other => Err(decoder::wrong_reply(&other)),
+        }
+    }
+    fn stream(&self, mode: StreamMode, run: &StreamRun) -> Result<StreamAnswer, Failure> {
+        match self.one(Request::Stream(mode, run.clone()))? {
+            Reply::Streamed(answer) => Ok(answer),
+            other => Err(decoder::wrong_reply(&other)),
+        }
+    }
+    fn reuse(&self, mode: StreamMode, runs: &[StreamRun]) -> Result<Vec<StreamAnswer>, Failure> {
+        match self.one(Request::Reuse(mode, runs.to_vec()))? {
+            Reply::Reused(answers) => Ok(answers),
+            other => Err(decoder::wrong_reply(&other)),
         }
     }
     fn ask(&self, requests: &[Request]) -> Vec<Result<Reply, Failure>> {
