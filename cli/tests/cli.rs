@@ -106,6 +106,35 @@ fn user_errors_are_one_line_and_exit_2() {
 }
 
 #[test]
+fn decode_refuses_inputs_past_max_size_without_loading_them() {
+    // A sparse file far past any memory: refused by its size.
+    let dir = std::env::temp_dir().join(format!("u8c-max-size-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let huge = dir.join("huge");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(1 << 40)
+        .unwrap();
+    run_fails_with(
+        &["decode", "--file", huge.to_str().unwrap()],
+        "is larger than --max-size 16 MiB",
+    );
+    // An endless stream: read to one byte past the limit, then refused.
+    let out = bin()
+        .args(["decode", "--max-size", "1", "-"])
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("standard input is larger than --max-size 1 MiB"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn decode_json_gives_the_protocol_fields() {
     let out = bin()
         .args([

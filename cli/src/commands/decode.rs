@@ -21,7 +21,10 @@ pub struct DecodeArgs {
     #[command(flatten)]
     external: ExternalArgs,
     /// The largest input read from a file or standard input, in MiB.
-    #[arg(long, default_value_t = 256, value_name = "MIB")]
+    /// Answers hold 4 bytes per scalar, strict and lossy, for each
+    /// decoder and the reference, so memory is many times the input:
+    /// raise the limit for a larger input, ideally with one decoder.
+    #[arg(long, default_value_t = 16, value_name = "MIB")]
     max_size: u64,
     /// The input as hex ("c0af", "c0 af" and "C0_AF" all work).
     #[arg(long, value_name = "HEX")]
@@ -119,14 +122,20 @@ fn read_input(args: &DecodeArgs) -> Result<Vec<u8>, String> {
         return hex::decode(text).map_err(|e| format!("--hex: {e}"));
     }
     let limit = args.max_size.saturating_mul(1 << 20);
+    let too_large = |what: &str| format!("{what} is larger than --max-size {} MiB", args.max_size);
     let (reader, what): (Box<dyn Read>, String) = match &args.file {
-        Some(path) => (
-            Box::new(
-                std::fs::File::open(path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
-            ),
-            path.display().to_string(),
-        ),
+        Some(path) => {
+            let what = path.display().to_string();
+            let file = std::fs::File::open(path).map_err(|e| format!("cannot read {what}: {e}"))?;
+            // A regular file says its size: refuse it before reading.
+            if file
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.len() > limit)
+            {
+                return Err(too_large(&what));
+            }
+            (Box::new(file), what)
+        }
         None => (Box::new(std::io::stdin()), "standard input".into()),
     };
     // Read at most one byte past the limit: /dev/zero or a 2 GiB file is
@@ -137,10 +146,7 @@ fn read_input(args: &DecodeArgs) -> Result<Vec<u8>, String> {
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read {what}: {e}"))?;
     if bytes.len() as u64 > limit {
-        return Err(format!(
-            "{what} is larger than --max-size {} MiB",
-            args.max_size
-        ));
+        return Err(too_large(&what));
     }
     Ok(bytes)
 }
