@@ -86,3 +86,45 @@ build_targets() {
 count_files() {
     if [ -d "$1" ]; then find "$1" -maxdepth 1 -type f | wc -l; else echo 0; fi
 }
+
+# ---- the second engine: AFL++ through afl.rs (fuzz/afl/) ------------------
+
+# The AFL++ targets' build (cargo afl build, its own target directory).
+AFL_TARGET_DIR=$ROOT/fuzz/target-afl
+
+# Installs cargo-afl when it is missing; its install builds AFL++ from the
+# sources the crate carries (needs make and a C compiler).
+ensure_cargo_afl() {
+    if ! cargo afl --version >/dev/null 2>&1; then
+        fuzz_log "installing cargo-afl (builds AFL++ from source)"
+        cargo install cargo-afl --locked
+    fi
+}
+
+# Builds the named AFL++ targets (all by default), instrumented by
+# `cargo afl build`, optimised, on the stable toolchain.
+build_afl() {
+    local bins=()
+    for t in "$@"; do bins+=(--bin "$t"); done
+    (cd "$ROOT/fuzz/afl" && cargo afl build --release --locked --target-dir "$AFL_TARGET_DIR" "${bins[@]}")
+}
+
+# run_afl TARGET SECONDS OUT [afl-fuzz args...]: fuzzes TARGET from its
+# committed corpus corpora/TARGET into OUT (OUT/default/queue holds what it
+# found) for SECONDS, with the shared dictionary. afl-fuzz's checks of the
+# machine's set-up (core_pattern, CPU frequency governor) are for dedicated
+# fuzzing hosts; here they only warn.
+run_afl() {
+    local t=$1 seconds=$2 out=$3
+    shift 3
+    mkdir -p "$out"
+    AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
+        AFL_NO_AFFINITY=1 \
+        cargo afl fuzz -i "$ROOT/corpora/$t" -o "$out" -x "$DICT" -V "$seconds" -t 25000 -m none "$@" \
+        -- "$AFL_TARGET_DIR/release/$t"
+}
+
+# afl_stat OUT KEY: one field of afl-fuzz's final fuzzer_stats.
+afl_stat() {
+    sed -n "s/^$2 *: *//p" "$1/default/fuzzer_stats" 2>/dev/null | head -1 | grep . || echo 0
+}

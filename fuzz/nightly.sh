@@ -4,6 +4,7 @@
 # Usage:
 #   fuzz/nightly.sh [options] [SECONDS_PER_TARGET]     (default 600)
 #   fuzz/nightly.sh --smoke [--runs N]                 (CI: a few minutes)
+#   fuzz/nightly.sh --engine both [SECONDS_PER_TARGET] libFuzzer, then AFL++
 #
 # Builds every target once (nightly + AddressSanitizer; stable + `-s none`
 # when there is no nightly), then for each target:
@@ -23,7 +24,14 @@
 # from the committed corpora with a fixed seed, nothing is written back, and
 # a crash fails. Reproducible, and a few minutes for all six with a warm build.
 #
+# --engine afl (or both: libFuzzer first, then AFL++, each SECONDS): the
+# same properties under AFL++ (fuzz/afl/, built by `cargo afl build`), from
+# the same committed corpus corpora/<target> and dictionary, into
+# fuzz/work/<target>/afl; what it finds is merged into corpora/<target> with
+# the libFuzzer binary (`-merge=1`), so the engines share one corpus.
+#
 # Options:
+#   --engine E        libfuzzer (default), afl, or both
 #   --targets a,b     only these targets (default: all)
 #   --max-len N       main pass input limit (default 4096)
 #   --long-share P    percent of the time for the long pass (default 20; 0 skips)
@@ -42,11 +50,12 @@ cd "$ROOT"
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-SMOKE=0 RUNS=20000 MAX_LEN=4096 LONG_SHARE=20 MERGE=1 BUILD=1 SECONDS_PER_TARGET=600
+ENGINE=libfuzzer SMOKE=0 RUNS=20000 MAX_LEN=4096 LONG_SHARE=20 MERGE=1 BUILD=1 SECONDS_PER_TARGET=600
 selected=("${TARGETS[@]}")
 while [ $# -gt 0 ]; do
     case "$1" in
     --smoke) SMOKE=1 ;;
+    --engine) ENGINE=$2; shift ;;
     --runs) RUNS=$2; shift ;;
     --targets) IFS=, read -r -a selected <<<"$2"; shift ;;
     --max-len) MAX_LEN=$2; shift ;;
@@ -62,12 +71,25 @@ done
 for t in "${selected[@]}"; do
     [[ " ${TARGETS[*]} " == *" $t "* ]] || { fuzz_log "unknown target $t"; exit 2; }
 done
+case "$ENGINE" in
+libfuzzer | afl | both) ;;
+*) fuzz_log "--engine $ENGINE: expected libfuzzer, afl or both"; exit 2 ;;
+esac
+if [ "$ENGINE" != libfuzzer ] && [ "$SMOKE" = 1 ]; then
+    fuzz_log "--smoke runs libFuzzer only"
+    exit 2
+fi
 
 ensure_cargo_fuzz
 pick_toolchain
 if [ "$BUILD" = 1 ]; then
     fuzz_log "building ${#TARGETS[@]} targets (sanitizer: $SANITIZER)"
     build_targets
+    if [ "$ENGINE" != libfuzzer ]; then
+        ensure_cargo_afl
+        fuzz_log "building ${#selected[@]} AFL++ targets"
+        build_afl "${selected[@]}"
+    fi
 fi
 
 WORK=${FUZZ_WORK:-$ROOT/fuzz/work}
@@ -112,6 +134,30 @@ run() {
     LAST_NEW=$(stat "$log" new_units_added)
 }
 
+# afl_pass TARGET OUT: one AFL++ run of SECONDS_PER_TARGET, its line in the
+# summary (cov: AFL++'s edges_found), its crashes copied to fuzz/artifacts.
+afl_pass() {
+    local t=$1 out=$2 status=0
+    rm -rf "$out"
+    fuzz_log "$t: AFL++ ${SECONDS_PER_TARGET}s"
+    run_afl "$t" "$SECONDS_PER_TARGET" "$out" >"$out.log" 2>&1 || status=$?
+    local crashes=0 art=$ROOT/fuzz/artifacts/$t
+    mkdir -p "$art"
+    for c in "$out"/default/crashes/id:*; do
+        [ -e "$c" ] || continue
+        cp "$c" "$art/afl-crash-$(basename "$c" | tr ':,' '__')"
+        crashes=$((crashes + 1))
+    done
+    if [ "$status" -ne 0 ] || [ "$crashes" -gt 0 ]; then
+        failed+=("$t (afl)")
+        fuzz_log "$t afl: FAILED (exit $status, $crashes crashes) — $out.log"
+        tail -20 "$out.log" >&2
+    fi
+    summary+=("$(printf '%-13s %-6s %12s %9s %6s %7s %7s' "$t" afl \
+        "$(afl_stat "$out" execs_done)" "$(afl_stat "$out" execs_per_sec)" \
+        "$(afl_stat "$out" edges_found)" - "$crashes")")
+}
+
 for t in "${selected[@]}"; do
     dir=$WORK/$t
     mkdir -p "$dir/corpus" "$dir/long"
@@ -126,19 +172,27 @@ for t in "${selected[@]}"; do
     fi
     long=$((SECONDS_PER_TARGET * LONG_SHARE / 100))
     main=$((SECONDS_PER_TARGET - long))
-    fuzz_log "$t: main pass ${main}s (max_len $MAX_LEN), long pass ${long}s (1 MiB)"
-    run "$t" main "$dir/main.log" "$dir/corpus" "corpora/$t" \
-        -max_total_time="$main" -max_len="$MAX_LEN"
-    new=$LAST_NEW
-    if [ "$long" -gt 0 ]; then
+    new=0
+    if [ "$ENGINE" != afl ]; then
+        fuzz_log "$t: main pass ${main}s (max_len $MAX_LEN), long pass ${long}s (1 MiB)"
+        run "$t" main "$dir/main.log" "$dir/corpus" "corpora/$t" \
+            -max_total_time="$main" -max_len="$MAX_LEN"
+        new=$LAST_NEW
+    fi
+    if [ "$ENGINE" != afl ] && [ "$long" -gt 0 ]; then
         run "$t" long "$dir/long.log" "$dir/long" "$dir/corpus" "corpora/$t" \
             -max_total_time="$long" -max_len=1048576 -len_control=0
         summary[-1]+="$(printf ' %8s' "+$LAST_NEW")"
     fi
+    found=("$dir/corpus")
+    if [ "$ENGINE" != libfuzzer ]; then
+        afl_pass "$t" "$dir/afl"
+        found+=("$dir/afl/default/queue")
+    fi
     merged=0
     if [ "$MERGE" = 1 ]; then
         before=$(count_files "corpora/$t")
-        "$BIN_DIR/$t" -merge=1 -max_len="$MAX_LEN" "corpora/$t" "$dir/corpus" \
+        "$BIN_DIR/$t" -merge=1 -max_len="$MAX_LEN" "corpora/$t" "${found[@]}" \
             >"$dir/merge.log" 2>&1 || fuzz_log "$t: merge failed, see $dir/merge.log"
         merged=$(($(count_files "corpora/$t") - before))
     fi

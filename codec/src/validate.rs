@@ -149,6 +149,31 @@ mod tests {
     }
 
     #[test]
+    fn lone_bytes_are_the_one_byte_subparts_whatever_follows() {
+        // std decides: at a character boundary, a byte is lone when it is
+        // a maximal subpart of its own (error at 0, length 1) before any
+        // next byte: here, both ends of every range a second byte falls in
+        // (RFC 3629 section 4's UTF8-2..UTF8-4), and ASCII and never-lead
+        // bytes.
+        let nexts = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF];
+        for byte in 0..=255u8 {
+            let lone = nexts.iter().all(|&next| {
+                matches!(core::str::from_utf8(&[byte, next]),
+                    Err(e) if e.valid_up_to() == 0 && e.error_len() == Some(1))
+            });
+            assert_eq!(is_lone(byte), lone, "{byte:#04x}");
+        }
+        // RFC 3629 section 3: 80..BF only continue, C0, C1 and F5..FF
+        // never occur; E2 leads and `b` is ASCII.
+        assert_eq!(lone_run(b"a\x80\xBF\xC0\xF5b\x80", 1), 4);
+        assert_eq!(lone_run(b"\x80\xE2\x82\xAC", 0), 1);
+        assert_eq!(lone_run(b"\xC1\xFF", 0), 2);
+        assert_eq!(lone_run(b"ab", 0), 0);
+        assert_eq!(lone_run(b"ab", 2), 0);
+        assert_eq!(lone_run(b"ab", 3), 0);
+    }
+
+    #[test]
     #[cfg_attr(miri, ignore = "65,536 cases: minutes under Miri, and no unsafe code")]
     fn the_scalar_kernel_matches_std_on_short_inputs() {
         for a in 0..=255u8 {

@@ -1,0 +1,117 @@
+//! Strict validation and decoding, on every kernel this CPU runs (the
+//! scalar one included) and through the dispatcher's entry points, against
+//! `core::str::from_utf8`.
+
+mod common;
+
+use common::{kernels, placed, prefix, strict, text, Rng};
+use utf8conform_codec as codec;
+
+/// Every strict entry point on one input.
+fn check(bytes: &[u8]) {
+    let expected = strict(bytes);
+    let verdict = expected.as_ref().map(|_| ()).map_err(|e| *e);
+    for k in kernels() {
+        assert_eq!(
+            k.validate(bytes),
+            verdict,
+            "{} validate {bytes:02x?}",
+            k.name
+        );
+        assert_eq!(
+            k.decode_utf32(bytes),
+            expected,
+            "{} decode_utf32 {bytes:02x?}",
+            k.name
+        );
+        let chars = k
+            .decode_chars(bytes)
+            .map(|c| c.into_iter().map(u32::from).collect());
+        assert_eq!(chars, expected, "{} decode_chars {bytes:02x?}", k.name);
+    }
+    assert_eq!(codec::validate(bytes), verdict, "validate {bytes:02x?}");
+    let as_str = codec::from_utf8(bytes).map(|s| s.as_bytes().to_vec());
+    assert_eq!(
+        as_str,
+        verdict.map(|()| bytes.to_vec()),
+        "from_utf8 {bytes:02x?}"
+    );
+    assert_eq!(
+        codec::decode_utf32(bytes),
+        expected,
+        "decode_utf32 {bytes:02x?}"
+    );
+    let chars = codec::decode_chars(bytes).map(|c| c.into_iter().map(u32::from).collect());
+    assert_eq!(chars, expected, "decode_chars {bytes:02x?}");
+    let mut out = vec![0x2A];
+    assert_eq!(codec::decode_utf32_into(bytes, &mut out), verdict);
+    assert_eq!(out[0], 0x2A, "decode_utf32_into keeps what was there");
+    assert_eq!(out[1..], prefix(bytes), "decode_utf32_into {bytes:02x?}");
+}
+
+#[test]
+fn every_input_of_up_to_two_bytes() {
+    check(b"");
+    for a in 0..=255u8 {
+        check(&[a]);
+        for b in 0..=255u8 {
+            check(&[a, b]);
+        }
+    }
+}
+
+#[test]
+fn every_third_byte_after_every_lead_and_continuation() {
+    // Every DFA state a 3- or 4-byte sequence passes through, then every
+    // byte: a lead of C0..FF, a second byte of 80..BF, any third byte.
+    for lead in 0xC0..=0xFFu8 {
+        for second in 0x80..=0xBFu8 {
+            for third in 0..=255u8 {
+                check(&[lead, second, third]);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_fourth_byte_of_four_byte_forms() {
+    for lead in 0xF0..=0xF4u8 {
+        for second in [0x80, 0x8F, 0x90, 0xBF] {
+            for third in [0x80, 0xBF] {
+                for fourth in 0..=255u8 {
+                    check(&[lead, second, third, fourth]);
+                    check(&[b'x', lead, second, third, fourth]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_kind_of_character_and_error_at_every_offset() {
+    for input in placed() {
+        check(&input);
+    }
+}
+
+#[test]
+fn random_text_with_errors() {
+    let mut rng = Rng(7);
+    for i in 0..3000 {
+        let input = text(&mut rng, i % 90, 20);
+        check(&input);
+    }
+}
+
+#[test]
+fn long_text_with_one_late_error() {
+    // Past the engine's 16 KiB span and the scalar validator's blocks.
+    let mut rng = Rng(11);
+    let clean = text(&mut rng, 12_000, 0);
+    check(&clean);
+    for at in [clean.len() / 3, clean.len() - 5] {
+        let mut input = clean.clone();
+        input.insert(at, 0xFF);
+        check(&input);
+    }
+}
