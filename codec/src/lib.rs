@@ -485,7 +485,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: Some(x86::avx512::Avx512::decode_lossy),
         decode_lossy_utf32: Some(x86::avx512::vbmi::Avx512Vbmi2::decode_lossy_utf32),
         encode: x86::avx512::Avx512::encode_vbmi2,
-        utf16: &utf16::SCALAR,
+        utf16: &x86::avx512::utf16::VBMI2,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     Kernel {
