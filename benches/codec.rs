@@ -1,7 +1,8 @@
 //! The codec against std, simdutf8 (basic, compat), simdutf (C++),
 //! encoding_rs and bstr: validate, decode to UTF-32, lossy decode (String
 //! and UTF-32, with 1% of bytes invalid and on valid text), encode from
-//! UTF-32 and streaming in 4 KiB chunks.
+//! UTF-32 and streaming in 4 KiB chunks; and UTF-8 ↔ UTF-16 against
+//! simdutf's and encoding_rs's conversions (`utf16/mod.rs`).
 //!
 //! Inputs: five generated classes (ASCII, Latin with accents, CJK,
 //! emoji-heavy, random mixed valid UTF-8; a fixed seed, so every run sees
@@ -381,6 +382,8 @@ macro_rules! iter_placed {
     };
 }
 
+mod utf16;
+
 fn benches(c: &mut Criterion) {
     if let Some(why) = pinned_kernel_missing() {
         // Recorded, so that the report says why the section is empty
@@ -503,6 +506,8 @@ fn benches(c: &mut Criterion) {
                 iter_placed!(b, scalar_runs, |scalars| simdutf_encode(scalars))
             });
             g.finish();
+
+            utf16::groups(c, round, &tag, bytes, placements);
 
             if !generated {
                 continue; // the real texts: the four main operations only

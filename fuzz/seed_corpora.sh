@@ -15,7 +15,8 @@
 # Seeds are added to what corpora/<target>/ already holds (nightly runs merge
 # new coverage there), then cmin keeps the smallest set with the same
 # coverage. Each target gets inputs in its own format: `chunking` a split
-# header (utf8conform::properties::split_plan), `encode` 32-bit values too.
+# header (utf8conform::properties::split_plan), `utf16` the same and UTF-16
+# code units too, `encode` 32-bit values too.
 #
 # Usage: fuzz/seed_corpora.sh [--no-cmin]
 #   SEEDS_DIR  where the seed texts are (default: ../shared/seeds beside the repo)
@@ -196,6 +197,18 @@ for v in 0x0 0x7F 0x80 0x7FF 0x800 0xD7FF 0xD800 0xDBFF 0xDC00 0xDFFF 0xE000 \
 done
 put "$stage/encode" "$all"
 
+# utf16: the chunking seeds (the same split header), and UTF-16 code units
+# (little-endian, after a header with no splits): a pair, lone and reversed
+# surrogates, alone and after 30 to 63 units of ASCII (the 32-unit steps).
+mkdir -p "$stage/utf16"
+for s in '\x3d\xd8\x00\xde' '\x00\xd8' '\x00\xdc' '\xff\xdb\xff\xdf' \
+    '\x00\xdc\x00\xd8' '\x41\x00\x00\xd8\x42\x00' '\xe9\x00\xac\x20\xfd\xff'; do
+    put "$stage/utf16" "\\x00$s"
+    for p in 30 31 32 63; do
+        put "$stage/utf16" "\\x00$(printf '\\x61\\x00%.0s' $(seq $p))$s"
+    done
+done
+
 # install SRC... TARGET: copies files into corpora/TARGET named by their
 # SHA-1, as libFuzzer names corpus entries (so reruns add nothing twice).
 install() {
@@ -212,6 +225,7 @@ install "$raw" roundtrip
 install "$raw" "$stage/encode" encode
 install "$raw" "$stage/structured" structured
 install "$stage/chunking" chunking
+install "$stage/chunking" "$stage/utf16" utf16
 
 if [ "$CMIN" = 1 ]; then
     ensure_cargo_fuzz

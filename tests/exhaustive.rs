@@ -1,7 +1,9 @@
 //! Every byte string of length 1, 2 and 3 — 16,843,008 inputs — through the
-//! reference, the codec and `core::str::from_utf8`, strict and lossy; and
-//! every `u32` scalar candidate up to 0x110000 (plus the top of the range)
-//! through the three encoders.
+//! reference, the codec and `core::str::from_utf8`, strict and lossy (to
+//! UTF-32 and UTF-16); every `u32` scalar candidate up to 0x110000 (plus
+//! the top of the range) through the three encoders; and every UTF-16 code
+//! unit, alone and next to a sample of surrogates, through the codec's
+//! UTF-16 → UTF-8 conversions against `String::from_utf16{,_lossy}`.
 //!
 //! std is an independent implementation (with its own test suite), so this
 //! pins the reference to it and the codec to both on every short input —
@@ -48,6 +50,21 @@ fn check_one(bytes: &[u8]) {
         codec::decode_lossy_utf32(bytes),
         lossy,
         "codec lossy on {bytes:02x?}"
+    );
+    // UTF-16 output: std's `str::encode_utf16` of std's answers.
+    let utf16 = core::str::from_utf8(bytes)
+        .map(|s| s.encode_utf16().collect::<Vec<u16>>())
+        .map_err(Utf8Error::from);
+    assert_eq!(
+        codec::decode_utf16(bytes),
+        utf16,
+        "codec::decode_utf16 on {bytes:02x?}"
+    );
+    let lossy16: Vec<u16> = String::from_utf8_lossy(bytes).encode_utf16().collect();
+    assert_eq!(
+        codec::decode_lossy_utf16(bytes),
+        lossy16,
+        "codec::decode_lossy_utf16 on {bytes:02x?}"
     );
 }
 
@@ -114,4 +131,43 @@ fn every_scalar_candidate_encodes_like_std() {
             assert_eq!(e == utf8conform::outcome::EncodeError::Surrogate, surrogate);
         }
     }
+}
+
+/// std's strict UTF-16 → UTF-8, with the index of the first lone surrogate
+/// (the units `char::decode_utf16` decodes before its first error).
+fn std_from_utf16(units: &[u16]) -> Result<String, codec::Utf16Error> {
+    String::from_utf16(units).map_err(|_| {
+        let at = char::decode_utf16(units.iter().copied())
+            .map_while(Result::ok)
+            .map(char::len_utf16)
+            .sum();
+        codec::Utf16Error::new(at)
+    })
+}
+
+fn check_utf16(units: &[u16]) {
+    assert_eq!(
+        codec::from_utf16(units),
+        std_from_utf16(units),
+        "codec::from_utf16 on {units:04x?}"
+    );
+    assert_eq!(
+        codec::from_utf16_lossy(units),
+        String::from_utf16_lossy(units),
+        "codec::from_utf16_lossy on {units:04x?}"
+    );
+}
+
+#[test]
+fn every_code_unit_before_and_after_every_kind_of_surrogate() {
+    // Both ends of both surrogate ranges, and every 17th surrogate between.
+    let mut surrogates: Vec<u16> = (0xD800..=0xDFFF).step_by(17).collect();
+    surrogates.extend([0xD800, 0xDBFF, 0xDC00, 0xDFFF]);
+    (0..=0xFFFFu16).into_par_iter().for_each(|unit| {
+        check_utf16(&[unit]);
+        for &s in &surrogates {
+            check_utf16(&[unit, s]);
+            check_utf16(&[s, unit]);
+        }
+    });
 }

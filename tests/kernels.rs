@@ -50,6 +50,38 @@ fn check(kernel: &'static Kernel, bytes: &[u8]) {
         lossy32,
         "{name} decode_lossy_utf32 {bytes:02x?}"
     );
+    check_utf16(kernel, bytes, &strict, &lossy);
+}
+
+/// The UTF-16 paths: strict (the well-formed prefix appended after what
+/// the buffer held, and std's error) and lossy, against std's
+/// `str::encode_utf16` of std's answers.
+fn check_utf16(
+    kernel: &'static Kernel,
+    bytes: &[u8],
+    strict: &Result<Vec<u32>, Utf8Error>,
+    lossy: &str,
+) {
+    let name = kernel.name;
+    let valid = strict
+        .as_ref()
+        .map_or_else(|e| e.valid_up_to(), |_| bytes.len());
+    let prefix = core::str::from_utf8(&bytes[..valid]).expect("std's valid_up_to");
+    let mut expected = vec![0x7E];
+    expected.extend(prefix.encode_utf16());
+    let mut got = vec![0x7E];
+    assert_eq!(
+        kernel.decode_utf16_into(bytes, &mut got),
+        strict.as_ref().map(|_| ()).map_err(|e| *e),
+        "{name} decode_utf16_into {bytes:02x?}"
+    );
+    assert_eq!(got, expected, "{name} decode_utf16_into {bytes:02x?}");
+    let lossy16: Vec<u16> = lossy.encode_utf16().collect();
+    assert_eq!(
+        kernel.decode_lossy_utf16(bytes),
+        lossy16,
+        "{name} decode_lossy_utf16 {bytes:02x?}"
+    );
 }
 
 /// Checks one input through one kernel's validate only (`what` says where

@@ -56,6 +56,46 @@ proptest! {
     }
 
     #[test]
+    fn utf16_property_holds_on_arbitrary_bytes(data in proptest::collection::vec(any::<u8>(), 0..400)) {
+        // As UTF-8 and as UTF-16 code units: against std, the reference,
+        // encoding_rs (and simdutf with its feature).
+        utf8conform::properties::utf16(&data);
+    }
+
+    #[test]
+    fn utf16_property_holds_on_structured_inputs(entropy in proptest::collection::vec(any::<u8>(), 0..400), stride in 0x80u8..0x90) {
+        let mut data = vec![stride];
+        data.extend(generate::from_entropy(&entropy));
+        utf8conform::properties::utf16(&data);
+    }
+
+    #[test]
+    fn utf16_to_utf8_equals_std_on_text_with_lone_surrogates(
+        text in "\\PC{0,200}",
+        lone in proptest::collection::vec((any::<prop::sample::Index>(), 0xD800u16..0xE000), 0..4),
+    ) {
+        let mut units: Vec<u16> = text.encode_utf16().collect();
+        for (at, unit) in lone {
+            if !units.is_empty() {
+                let i = at.index(units.len());
+                units[i] = unit;
+            }
+        }
+        let lossy = String::from_utf16_lossy(&units);
+        prop_assert_eq!(codec::from_utf16_lossy(&units), lossy);
+        match String::from_utf16(&units) {
+            Ok(s) => prop_assert_eq!(codec::from_utf16(&units), Ok(s)),
+            Err(_) => {
+                let at: usize = char::decode_utf16(units.iter().copied())
+                    .map_while(Result::ok)
+                    .map(char::len_utf16)
+                    .sum();
+                prop_assert_eq!(codec::from_utf16(&units), Err(codec::Utf16Error::new(at)));
+            }
+        }
+    }
+
+    #[test]
     fn encode_then_decode_is_identity(text in "\\PC{0,64}") {
         let scalars: Vec<u32> = text.chars().map(u32::from).collect();
         let bytes = codec::encode_utf32(&scalars).unwrap();

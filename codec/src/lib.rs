@@ -25,6 +25,8 @@
 //! | [`decode_lossy`], [`decode_lossy_utf32`] | replacing decoding |
 //! | [`encode_scalar`], [`encode_utf32`] | encoding, refusing non-scalars |
 //! | [`StreamDecoder`] | input in chunks, strict or lossy |
+//! | [`decode_utf16`], [`decode_utf16_into`], [`decode_lossy_utf16`] | UTF-8 → UTF-16 |
+//! | [`from_utf16`], [`from_utf16_into`], [`from_utf16_lossy`] | UTF-16 → UTF-8 |
 //! | [`kernels`], [`kernel`], [`active_kernel`], [`requested_kernel`] | the kernels, for tests and benchmarks |
 //!
 //! Layout (small steps, after bstr and simdutf8):
@@ -78,6 +80,7 @@ mod engine;
 mod error;
 mod lookup;
 mod stream;
+mod utf16;
 mod validate;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod x86;
@@ -85,6 +88,10 @@ mod x86;
 pub use encode::{encode_scalar, encode_utf32, EncodeFailure, Encoded};
 pub use error::{EncodeError, Utf8Error, REPLACEMENT};
 pub use stream::StreamDecoder;
+pub use utf16::{
+    decode_lossy_utf16, decode_utf16, decode_utf16_into, from_utf16, from_utf16_into,
+    from_utf16_lossy, Utf16Error,
+};
 
 use engine::Mode;
 use std::fmt;
@@ -114,6 +121,8 @@ pub struct Kernel {
     /// The same to UTF-32.
     decode_lossy_utf32: Option<LossyToUtf32>,
     encode: unsafe fn(&[u32], &mut Vec<u8>) -> Result<(), EncodeFailure>,
+    /// UTF-8 ↔ UTF-16.
+    utf16: &'static utf16::Utf16Kernel,
 }
 
 /// A kernel's one-pass lossy decoder to UTF-8: appends the lossy output of
@@ -476,6 +485,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: Some(x86::avx512::Avx512::decode_lossy),
         decode_lossy_utf32: Some(x86::avx512::vbmi::Avx512Vbmi2::decode_lossy_utf32),
         encode: x86::avx512::Avx512::encode_vbmi2,
+        utf16: &x86::avx512::utf16::VBMI2,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     Kernel {
@@ -487,6 +497,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: Some(x86::avx512::Avx512::decode_lossy),
         decode_lossy_utf32: Some(x86::avx512::Avx512::decode_lossy_utf32),
         encode: x86::avx512::Avx512::encode,
+        utf16: &utf16::SCALAR,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     Kernel {
@@ -498,6 +509,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: Some(x86::avx2::Avx2::decode_lossy),
         decode_lossy_utf32: Some(x86::avx2::Avx2::decode_lossy_utf32),
         encode: x86::avx2::Avx2::encode,
+        utf16: &utf16::SCALAR,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     Kernel {
@@ -509,6 +521,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: None,
         decode_lossy_utf32: None,
         encode: x86::sse41::Sse41::encode,
+        utf16: &utf16::SCALAR,
     },
     Kernel {
         name: "scalar",
@@ -519,6 +532,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: None,
         decode_lossy_utf32: None,
         encode: encode::encode_scalars,
+        utf16: &utf16::SCALAR,
     },
 ];
 

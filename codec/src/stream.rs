@@ -64,6 +64,13 @@ impl StreamDecoder {
         self.engine.feed(chunk, out)
     }
 
+    /// As [`feed`](Self::feed), appending UTF-16 (a scalar value from
+    /// U+10000 on as a surrogate pair, never split across calls).
+    #[inline]
+    pub fn feed_utf16(&mut self, chunk: &[u8], out: &mut Vec<u16>) -> Result<(), Utf8Error> {
+        self.engine.feed(chunk, out)
+    }
+
     /// Ends the stream. Held bytes of an unfinished character are an
     /// incomplete sequence: an error with `error_len() == None` (strict) or
     /// one U+FFFD (lossy).
@@ -75,6 +82,12 @@ impl StreamDecoder {
     /// As [`finish`](Self::finish), appending code points as UTF-32.
     #[inline]
     pub fn finish_utf32(mut self, out: &mut Vec<u32>) -> Result<(), Utf8Error> {
+        self.engine.finish(out)
+    }
+
+    /// As [`finish`](Self::finish), appending UTF-16.
+    #[inline]
+    pub fn finish_utf16(mut self, out: &mut Vec<u16>) -> Result<(), Utf8Error> {
         self.engine.finish(out)
     }
 

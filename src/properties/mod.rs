@@ -16,6 +16,7 @@
 //! | [`chunking`](fn@chunking), [`chunking_with`] | C | every streaming decoder, call by call, over any split |
 //! | [`encode`], [`encode_with`] | E | every encoder on scalars and non-scalars |
 //! | [`roundtrip`] | V E | decode ∘ encode and encode ∘ decode are the identity (codec, reference) |
+//! | [`utf16`](fn@utf16) | V P S R C E | the codec's UTF-8 ↔ UTF-16 conversions against std, encoding_rs and simdutf |
 //! | [`structured`] | V P S R C | the above on a [`Structured`](crate::generate::Structured) input, chunked at its piece edges |
 //!
 //! A decoder is checked through its fast paths where it has them
@@ -33,10 +34,12 @@ mod encoding;
 mod expected;
 mod fast;
 mod finding;
+mod utf16;
 
 pub use chunking::{chunking, chunking_with};
 pub use decoding::{differential, differential_with, lossy, lossy_with, structured};
 pub use encoding::{encode, encode_with, roundtrip, scalars_from};
+pub use utf16::utf16;
 
 /// Splits a fuzzer's input into split points and the bytes to decode, so a
 /// fuzzer steers both. The first byte `h` says how to split:

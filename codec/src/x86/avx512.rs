@@ -10,6 +10,8 @@
 //! only calls them after `is_x86_feature_detected!` said the features are
 //! present.
 
+pub(crate) mod utf16;
+
 use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, SPREAD, THREE};
 use super::{incomplete_max, repeat, validator, Isa};

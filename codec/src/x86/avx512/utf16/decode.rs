@@ -1,0 +1,547 @@
+//! UTF-8 → UTF-16 for the `avx512vbmi2` kernel: strict and lossy, one pass.
+//!
+//! The loop is the UTF-32 decoder's (`checked_decoder!`): per 64-byte
+//! block, an ASCII block is its own check and is widened (to 16-bit code
+//! units: 64 units, two stores); any other block gets the validator's
+//! check (with the block before as context) and its characters are decoded
+//! by [`Utf16Vbmi2::decode_block`], the last one's continuation bytes read
+//! from the next block. On an error, the leads before it are decoded and
+//! the failing character's output, if it went out, is taken back; strict
+//! decoding stops there, lossy decoding writes one U+FFFD for the maximal
+//! subpart ([`fail_after`]) and goes on after it.
+//!
+//! A block's characters become code units in one of three ways:
+//!
+//! * no byte ≥ 0xE0 (Latin, Greek, Cyrillic … text: 1- and 2-byte
+//!   characters): each 16-bit lane takes a byte and the next, the code
+//!   point is the lead's 7 bits or its 5 and the next byte's 6, and a
+//!   `vpcompressw` keeps the leads' lanes: the code units, 32 per register;
+//! * no byte ≥ 0xF0 (the BMP: CJK text): one 32-bit lane per character
+//!   ([`code_points`](Utf16Vbmi2::code_points)), narrowed to 16 bits;
+//! * otherwise the same lanes, each character from U+10000 on split into
+//!   its surrogate pair in its lane, and a `vpcompressw` keeping one word of
+//!   every lane and both of a pair's.
+//!
+//! A lead byte gives one code unit, two when it is ≥ 0xF0 (a 4-byte lead,
+//! or F5..FF, which the check flags): the take-back after an error counts
+//! by that rule, whatever the broken character decoded to.
+
+use super::super::{Avx512, N, V};
+use super::Utf16Vbmi2;
+use crate::x86::fail_after;
+use crate::{Verdict, REPLACEMENT};
+use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
+
+/// Byte `i`: `i`.
+const IOTA: [u8; N] = {
+    let mut t = [0; N];
+    let mut i = 0;
+    while i < N {
+        t[i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Per high nibble: what to XOR a byte with to keep its payload bits and
+/// mark a lead with bit 7 (ASCII `0xxxxxxx` → `1xxxxxxx`, continuation
+/// `10xxxxxx` → `00xxxxxx`, `110xxxxx` → `100xxxxx`, `1110xxxx` →
+/// `1000xxxx`, `11110xxx` → `10000xxx`), and the length of the character
+/// a lead starts (RFC 3629 §3; 0 for a continuation).
+const TAGGED_PAYLOAD: [u8; N] = super::super::repeat([
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 0x40, 0x60, 0x70,
+]);
+const LENGTH: [u8; N] = super::super::repeat([1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 4]);
+
+/// For round `r` (characters `16r .. 16r + 16`), byte `4k + j`: `16r + k`,
+/// so a byte permute spreads character `16r + k`'s byte over lane `k`.
+const SPREAD: [[u8; N]; 4] = {
+    let mut t = [[0; N]; 4];
+    let mut r = 0;
+    while r < 4 {
+        let mut i = 0;
+        while i < N {
+            t[r][i] = (16 * r + i / 4) as u8;
+            i += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Byte `j` of each 32-bit lane: `j + 1`, how far before a character's end
+/// its byte of weight 64^j is.
+const BACK: [u8; N] = super::super::repeat([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
+
+/// Byte pairs: 16-bit lane `i` of half `h` is `b[32h + i] << 8 | b[32h + i +
+/// 1]` (indices into the block and, from 64, the next block).
+const PAIRS: [[u8; N]; 2] = {
+    let mut t = [[0; N]; 2];
+    let mut h = 0;
+    while h < 2 {
+        let mut i = 0;
+        while i < N / 2 {
+            t[h][2 * i] = (32 * h + i + 1) as u8;
+            t[h][2 * i + 1] = (32 * h + i) as u8;
+            i += 1;
+        }
+        h += 1;
+    }
+    t
+};
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn splat16(x: u16) -> V {
+    _mm512_set1_epi16(x as i16)
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn splat32(x: u32) -> V {
+    _mm512_set1_epi32(x as i32)
+}
+
+/// Stores the 32 code units of `v` at the start of `dst` (≥ 32 units).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn store32(dst: &mut [MaybeUninit<u16>], v: V) {
+    let dst: &mut [MaybeUninit<u16>; 32] = (&mut dst[..32]).try_into().expect("32 units");
+    // SAFETY: `dst` is 32 writable `u16`s, 64 bytes, the store's width;
+    // `storeu` needs no alignment.
+    unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) }
+}
+
+/// Stores the 16 code units of `v` at the start of `dst` (≥ 16 units).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn store16(dst: &mut [MaybeUninit<u16>], v: __m256i) {
+    let dst: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
+    // SAFETY: `dst` is 16 writable `u16`s, 32 bytes, the store's width.
+    unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), v) }
+}
+
+impl Utf16Vbmi2 {
+    /// Checks `bytes` and decodes them in one pass: appends the UTF-16 of
+    /// the longest well-formed prefix to `out`, and returns the validator's
+    /// verdict.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
+        if bytes.len() <= N {
+            return Self::decode_short(bytes, out);
+        }
+        Self::decode_checked::<false>(bytes, out)
+    }
+
+    /// [`decode`](Self::decode) of at most one block: straight-line code,
+    /// in a function of its own, so that a short call does not pay for the
+    /// loop's stack frame and the constants it loads first.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    fn decode_short(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
+        out.reserve(bytes.len() + N);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..bytes.len() + N];
+        let (written, verdict) = Self::decode_one_block(bytes, dst);
+        // SAFETY: `dst[..written]` were written, `written` ≤ `len`.
+        unsafe { out.set_len(base + written) };
+        verdict
+    }
+
+    /// Appends the UTF-16 of `text`: [`decode`](Self::decode)'s loop, whose
+    /// check passes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    pub(crate) fn decode_valid(text: &str, out: &mut Vec<u16>) {
+        let verdict = Self::decode(text.as_bytes(), out);
+        debug_assert!(verdict.unpack().is_ok(), "a str is well-formed");
+    }
+
+    /// Lossy decoding to UTF-16 (`bytes` starting at a character
+    /// boundary): one U+FFFD per maximal subpart.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u16>) {
+        let verdict = Self::decode_checked::<true>(bytes, out);
+        debug_assert!(verdict.unpack().is_ok(), "lossy decoding cannot fail");
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_checked<const LOSSY: bool>(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
+        // The verdict comes back in a register: a `Result<(), Utf8Error>`
+        // from a call that is not inlined comes back through memory,
+        // written in pieces.
+        let len = bytes.len();
+        // At most one code unit per byte (a U+FFFD stands for ≥ 1 byte, a
+        // surrogate pair for 4), + one register of slack: every store
+        // writes whole registers at the cursor.
+        out.reserve(len + N);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..len + N];
+        let mut written = 0;
+        let mut at = 0;
+        // Where the last maximal subpart ended (lossy): nothing is open
+        // before it.
+        let mut floor = 0;
+        // The validator's context, the block before `at` (zero after ASCII
+        // or a subpart, which the tables treat alike), and whether it is the
+        // real block before, so the check can read its shifted copies from
+        // memory.
+        let mut prev = Avx512::zero();
+        let mut prev_in_place = false;
+        // Invariant: `bytes[floor..at]` passed the check but for a
+        // character that `incomplete(prev)` says is open; `dst[..written]`
+        // holds the output for `bytes[..at]` (each lead since `floor`
+        // decoded), `written` ≤ `at`.
+        'blocks: loop {
+            let flagged = 'check: {
+                if at >= len {
+                    if !Avx512::incomplete(prev) {
+                        // SAFETY: `dst[..written]` were written (the
+                        // invariant); `written` ≤ `len` ≤ the capacity.
+                        unsafe { out.set_len(base + written) };
+                        return Verdict::WELL_FORMED;
+                    }
+                    break 'check len;
+                }
+                let (v, real) = match bytes.get(at..at + N) {
+                    Some(block) => (Avx512::load(block.try_into().expect("N bytes")), u64::MAX),
+                    None => (Avx512::load_tail(&bytes[at..]), (1u64 << (len - at)) - 1),
+                };
+                if Avx512::is_ascii(v) {
+                    if Avx512::incomplete(prev) {
+                        // An ASCII byte cannot continue the open character.
+                        break 'check at;
+                    }
+                    if real == u64::MAX {
+                        (at, written) = Self::widen_run::<LOSSY>(bytes, at, dst, written);
+                        // A stray byte is a subpart of its own: nothing
+                        // before `at` is open.
+                        floor = at;
+                    } else {
+                        Self::widen(v, 0, &mut dst[written..]);
+                        written += len - at;
+                        at = len;
+                    }
+                    prev = Avx512::zero();
+                    prev_in_place = false;
+                    continue 'blocks;
+                }
+                // The validator's check; a tail block is zero-padded, so a
+                // character left open at the end is flagged.
+                let errors = if prev_in_place && real == u64::MAX {
+                    let window = bytes[at - 3..at + N].try_into().expect("3 + N bytes");
+                    Avx512::errors_in_place(window, v)
+                } else {
+                    Avx512::errors(v, prev)
+                };
+                let flag = Avx512::first(errors).map(|f| (at + f).min(len));
+                if LOSSY
+                    && flag.is_some()
+                    && real == u64::MAX
+                    && !Avx512::incomplete(prev)
+                    && Avx512::multi_byte_leads(v) == 0
+                {
+                    // Stray bytes in ASCII, nothing open before them: each
+                    // is a subpart of its own, widened in place (as in a
+                    // run that began with an ASCII block), not one restart
+                    // of the loop per stray.
+                    (at, written) = Self::widen_run::<LOSSY>(bytes, at, dst, written);
+                    floor = at;
+                    prev = Avx512::zero();
+                    prev_in_place = false;
+                    continue 'blocks;
+                }
+                let decoded = match flag {
+                    None => real,
+                    // Out of line: a predicted branch, not a conditional
+                    // move that would make the decoding wait for the check.
+                    Some(f) => Avx512::prefix_mask(f - at),
+                };
+                // A lead is any byte but 0x80..=0xBF: as i8, above -65.
+                let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
+                written += Self::decode_block(bytes, at, v, leads, decoded, &mut dst[written..]);
+                if let Some(f) = flag {
+                    at = f;
+                    break 'check f;
+                }
+                at = (at + N).min(len);
+                prev = v;
+                prev_in_place = true;
+                continue 'blocks;
+            };
+            let e = fail_after(bytes, floor, flagged);
+            let start = e.valid_up_to();
+            // The failing character's lead went out (the bytes from it to
+            // `at` are its continuations): take back its one or two units.
+            written -= bytes[start..at]
+                .iter()
+                .filter(|&&b| b & 0xC0 != 0x80)
+                .map(|&b| 1 + usize::from(b >= 0xF0))
+                .sum::<usize>();
+            if !LOSSY {
+                // SAFETY: as above; the take-back only shortens.
+                unsafe { out.set_len(base + written) };
+                return Verdict::pack(Err(e));
+            }
+            dst[written].write(REPLACEMENT as u16);
+            written += 1;
+            // An incomplete sequence runs to the end; the lone bytes after
+            // a subpart are subparts too, one U+FFFD each.
+            at = e.error_len().map_or(len, |n| start + usize::from(n));
+            let lone = crate::validate::lone_run(bytes, at);
+            for unit in &mut dst[written..written + lone] {
+                unit.write(REPLACEMENT as u16);
+            }
+            (at, written) = (at + lone, written + lone);
+            floor = at;
+            prev = Avx512::zero();
+            prev_in_place = false;
+        }
+    }
+
+    /// [`decode_checked`](Self::decode_checked), strict, of at most one
+    /// block: the count of units written to `dst` and the verdict. On an
+    /// error, only the characters before it are decoded (they end by
+    /// `valid_up_to`, so the block holds all their bytes).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_one_block(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, Verdict) {
+        let len = bytes.len();
+        let (v, real) = match bytes.try_into() {
+            Ok(block) => (Avx512::load(block), u64::MAX),
+            Err(_) => (Avx512::load_tail(bytes), (1u64 << len) - 1),
+        };
+        if Avx512::is_ascii(v) {
+            Self::widen(v, 0, dst);
+            return (len, Verdict::WELL_FORMED);
+        }
+        // A whole block may leave a character open; a tail block cannot
+        // (it would meet the zero padding and be flagged).
+        let flagged = match Avx512::first(Avx512::errors(v, Avx512::zero())) {
+            Some(f) => Some(f.min(len)),
+            None if real == u64::MAX && Avx512::incomplete(v) => Some(len),
+            None => None,
+        };
+        let (decoded, verdict) = match flagged {
+            None => (real, Verdict::WELL_FORMED),
+            Some(f) => {
+                let e = crate::x86::fail(bytes, f);
+                ((1u64 << e.valid_up_to()) - 1, Verdict::pack(Err(e)))
+            }
+        };
+        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
+        (
+            Self::decode_block(bytes, 0, v, leads, decoded, dst),
+            verdict,
+        )
+    }
+
+    /// Stores the bytes of `v` (ASCII; when `LOSSY`, the bytes `strays`
+    /// marks become U+FFFD) as 64 code units at the start of `dst`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn widen(v: V, strays: u64, dst: &mut [MaybeUninit<u16>]) {
+        let halves = [
+            _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v)),
+            _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v)),
+        ];
+        for (h, units) in halves.into_iter().enumerate() {
+            let units = _mm512_mask_mov_epi16(
+                units,
+                (strays >> (32 * h)) as u32,
+                splat16(REPLACEMENT as u16),
+            );
+            store32(&mut dst[32 * h..], units);
+        }
+    }
+
+    /// Widens the run of whole blocks from `bytes[at..]` that are ASCII —
+    /// or, when `LOSSY`, ASCII and stray bytes (no byte that starts a
+    /// multi-byte character), each stray a U+FFFD — into `dst[written..]`;
+    /// the first block is one (ASCII, or strays when `LOSSY`), after no
+    /// open character. Returns the new
+    /// `(at, written)`: the first block that is not one, or not whole.
+    /// Every byte is one code unit either way: no branch but the exit.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn widen_run<const LOSSY: bool>(
+        bytes: &[u8],
+        mut at: usize,
+        dst: &mut [MaybeUninit<u16>],
+        mut written: usize,
+    ) -> (usize, usize) {
+        // `written` ≤ `at`, and a block is whole before its 64 units are
+        // stored: they fit in `dst` (len + 64 units).
+        while let Some(block) = bytes.get(at..at + N) {
+            let v = Avx512::load(block.try_into().expect("N bytes"));
+            let non_ascii = _mm512_movepi8_mask(v);
+            if non_ascii != 0 && !(LOSSY && Avx512::multi_byte_leads(v) == 0) {
+                break;
+            }
+            Self::widen(v, if LOSSY { non_ascii } else { 0 }, &mut dst[written..]);
+            at += N;
+            written += N;
+        }
+        (at, written)
+    }
+
+    /// The code units of the characters whose leads are `leads` (in the
+    /// block `v` at `bytes[at..]`, limited to `decoded`, a prefix of it),
+    /// stored in order at the start of `dst` (which takes 64 units of
+    /// scratch); returns how many.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_block(
+        bytes: &[u8],
+        at: usize,
+        v: V,
+        leads: u64,
+        decoded: u64,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
+        let next = if decoded == u64::MAX {
+            // A whole block that passed: its last character may run into
+            // the next block, whose continuation payloads it reads (if the
+            // character is broken, the next block's check flags it and its
+            // units are taken back).
+            let next = match bytes.get(at + N..at + 2 * N) {
+                Some(next) => Avx512::load(next.try_into().expect("N bytes")),
+                None => Avx512::load_tail(&bytes[at + N..]),
+            };
+            _mm512_and_si512(next, Avx512::splat(0x3F))
+        } else {
+            // A tail block, or the part before a flag: every character
+            // decoded here ends inside it (a broken one is taken back).
+            Avx512::zero()
+        };
+        if _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0)) == 0 {
+            return Self::decode_pairs(v, next, leads, dst);
+        }
+        let supplementary = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xF0)) != 0;
+        let count = leads.count_ones() as usize;
+        // Which characters (by index) have a lead ≥ 0xF0: two units each.
+        let pairs = if supplementary {
+            let lead_bytes = _mm512_maskz_compress_epi8(leads, v);
+            _mm512_cmpge_epu8_mask(lead_bytes, Avx512::splat(0xF0))
+        } else {
+            0
+        };
+        let (tagged, ends) = Self::tag(v, leads);
+        let mut written = 0;
+        let rounds = count.div_ceil(16);
+        for r in 0..rounds {
+            // Only the last character can reach into `next`: the rounds
+            // before take a one-table permute.
+            let cps = if r + 1 == rounds {
+                Self::code_points(r, ends, |index| {
+                    _mm512_permutex2var_epi8(tagged, index, next)
+                })
+            } else {
+                Self::code_points(r, ends, |index| _mm512_permutexvar_epi8(index, tagged))
+            };
+            let in_round = (count - 16 * r).min(16);
+            if supplementary {
+                let wide = (pairs >> (16 * r)) as u16;
+                written += Self::store_with_pairs(cps, wide, &mut dst[written..]);
+                written += in_round;
+            } else {
+                store16(&mut dst[written..], _mm512_cvtepi32_epi16(cps));
+                written += in_round;
+            }
+        }
+        written
+    }
+
+    /// For a block with no byte ≥ 0xE0: each 16-bit lane a byte and the
+    /// next, the code point the lead's 7 bits (ASCII) or its 5 and the next
+    /// byte's 6 (`110xxxxx 10xxxxxx`), blended, and the leads' lanes kept
+    /// by a `vpcompressw`: 32 positions per half block. `next` holds the
+    /// payload of the byte after the block (for a lead at byte 63).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_pairs(v: V, next: V, leads: u64, dst: &mut [MaybeUninit<u16>]) -> usize {
+        let two = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xC0));
+        let mut written = 0;
+        for (h, table) in PAIRS.iter().enumerate() {
+            let words = if h == 0 {
+                _mm512_permutexvar_epi8(Avx512::load(table), v)
+            } else {
+                _mm512_permutex2var_epi8(v, Avx512::load(table), next)
+            };
+            let ascii = _mm512_srli_epi16::<8>(words);
+            // (lead & 0x1F)·64 + (continuation & 0x3F).
+            let payloads = _mm512_and_si512(words, splat16(0x1F3F));
+            let pair = _mm512_maddubs_epi16(payloads, splat16(0x4001));
+            let units = _mm512_mask_blend_epi16((two >> (32 * h)) as u32, ascii, pair);
+            let keep = (leads >> (32 * h)) as u32;
+            store32(
+                &mut dst[written..],
+                _mm512_maskz_compress_epi16(keep, units),
+            );
+            written += keep.count_ones() as usize;
+        }
+        written
+    }
+
+    /// The block's bytes tagged ([`TAGGED_PAYLOAD`]), and, one byte per
+    /// character, where each ends (its lead's position plus the length the
+    /// lead declares).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn tag(v: V, leads: u64) -> (V, V) {
+        let nibbles = Avx512::high_nibbles(v);
+        let tagged = _mm512_xor_si512(v, Avx512::lookup(&TAGGED_PAYLOAD, nibbles));
+        let ends = _mm512_maskz_compress_epi8(
+            leads,
+            _mm512_add_epi8(Avx512::load(&IOTA), Avx512::lookup(&LENGTH, nibbles)),
+        );
+        (tagged, ends)
+    }
+
+    /// The code points of characters `16r .. 16r + 16`, one per 32-bit
+    /// lane: each lane gathers (`gather`, from the tagged bytes) the 4
+    /// bytes before its character's end, last byte lowest; keeps those up
+    /// to the lowest lead tag (its own lead: the bytes between are its
+    /// continuations, those above belong to the characters before), as
+    /// `tags − 1` has every bit below the lowest tag set; and two
+    /// multiply-adds fold the payloads, 6 bits a byte.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn code_points(r: usize, ends: V, gather: impl Fn(V) -> V) -> V {
+        let end = _mm512_permutexvar_epi8(Avx512::load(&SPREAD[r]), ends);
+        // Positions `end − 1 − j`; from 64 they read `next`, below 0 they
+        // wrap to bytes past the lead, which the tag test drops.
+        let gathered = gather(_mm512_sub_epi8(end, Avx512::load(&BACK)));
+        let tags = _mm512_and_si512(gathered, splat32(0x8080_8080));
+        let below = _mm512_sub_epi32(tags, splat32(1));
+        // gathered & below & 0x7F7F7F7F.
+        let mine = _mm512_ternarylogic_epi32::<0x80>(gathered, below, splat32(0x7F7F_7F7F));
+        // (b0 + 64·b1, b2 + 64·b3), then the two 16-bit halves.
+        let pairs = _mm512_maddubs_epi16(mine, splat16(0x4001));
+        _mm512_madd_epi16(pairs, splat32(0x1000_0001))
+    }
+
+    /// Stores the UTF-16 of the 16 code points `cps` at the start of `dst`
+    /// (32 units of room), the lanes `wide` marks as surrogate pairs (high
+    /// surrogate first); returns how many lanes were pairs. Every lane
+    /// keeps its low word, a pair's lane its high word too.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn store_with_pairs(cps: V, wide: u16, dst: &mut [MaybeUninit<u16>]) -> usize {
+        // U' = U − 0x10000: high 0xD800 | U' >> 10, low 0xDC00 | U' & 0x3FF,
+        // the high in the lane's low word.
+        let u = _mm512_sub_epi32(cps, splat32(0x1_0000));
+        let high = _mm512_or_si512(_mm512_srli_epi32::<10>(u), splat32(0xD800));
+        let low = _mm512_slli_epi32::<16>(_mm512_and_si512(u, splat32(0x3FF)));
+        let pair = _mm512_ternarylogic_epi32::<0xFE>(high, low, splat32(0xDC00_0000));
+        let lanes = _mm512_mask_mov_epi32(cps, wide, pair);
+        // Each lane's low word, and the high word of the pairs' lanes.
+        let keep = _mm512_movepi16_mask(_mm512_mask_mov_epi32(
+            splat32(0x0000_FFFF),
+            wide,
+            splat32(u32::MAX),
+        ));
+        store32(dst, _mm512_maskz_compress_epi16(keep, lanes));
+        wide.count_ones() as usize
+    }
+}
