@@ -10,7 +10,7 @@
 //!   ([`Utf16Error`], where `String::from_utf16` only says that it failed),
 //!   or writes U+FFFD for it (as `String::from_utf16_lossy`).
 //!
-//! Each [`Kernel`](crate::Kernel) carries a [`Utf16Kernel`]: its own SIMD
+//! Each [`Kernel`] carries a [`Utf16Kernel`]: its own SIMD
 //! loops where it has them, the scalar ones ([`scalar`]) otherwise. Lossy
 //! and streaming UTF-8 → UTF-16 go through the same engine as UTF-32
 //! output (a `Sink` for `Vec<u16>`), unless the kernel decodes lossily in
@@ -24,7 +24,7 @@ pub use error::Utf16Error;
 use crate::engine::{self, Mode, Sink};
 use crate::{active, Kernel, Ready, Utf8Error, Verdict};
 
-/// One kernel's UTF-16 conversions (see [`Kernel`](crate::Kernel)): `unsafe
+/// One kernel's UTF-16 conversions (see [`Kernel`]): `unsafe
 /// fn`s for the same reason, callable only through a [`Ready`].
 #[derive(Debug)]
 pub(crate) struct Utf16Kernel {
