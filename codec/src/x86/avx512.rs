@@ -728,7 +728,7 @@ pub(crate) mod vbmi {
     /// `00xxxxxx`, `110xxxxx` becomes `100xxxxx`, `1110xxxx` `1000xxxx` and
     /// `11110xxx` `10000xxx`. (F8..FF occur in no well-formed text: the
     /// check flags them, and what they decode to is taken back.)
-    const TAGGED_PAYLOAD: [u8; N] = repeat([
+    pub(crate) const TAGGED_PAYLOAD: [u8; N] = repeat([
         0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, // 0xxxxxxx
         0x80, 0x80, 0x80, 0x80, // 10xxxxxx
         0x40, 0x40, // 110xxxxx
@@ -737,7 +737,7 @@ pub(crate) mod vbmi {
     ]);
 
     /// Byte `i`: `i`.
-    const IOTA: [u8; N] = {
+    pub(crate) const IOTA: [u8; N] = {
         let mut t = [0; N];
         let mut i = 0;
         while i < N {
@@ -750,13 +750,13 @@ pub(crate) mod vbmi {
     /// Per high nibble, how many bytes the character a lead starts has
     /// (RFC 3629 §3: the count of leading 1 bits, or 1 for ASCII); 0 for a
     /// continuation, which starts none.
-    const LENGTH: [u8; N] = repeat([1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 4]);
+    pub(crate) const LENGTH: [u8; N] = repeat([1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 4]);
 
     /// For round `r` (characters `16r .. 16r + 16`): byte `4k + j` is
     /// `16r + k`, so that a byte permute of a register with one byte per
     /// character puts character `16r + k`'s byte in all four bytes of lane
     /// `k`.
-    const SPREAD: [[u8; N]; 4] = {
+    pub(crate) const SPREAD: [[u8; N]; 4] = {
         let mut t = [[0; N]; 4];
         let mut r = 0;
         while r < 4 {
@@ -772,7 +772,7 @@ pub(crate) mod vbmi {
 
     /// Byte `j` of each lane: `j + 1`, how far before the end of a
     /// character the byte of weight 64^j is.
-    const BACK: [u8; N] = repeat([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
+    pub(crate) const BACK: [u8; N] = repeat([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
 
     /// One lane per character. Where each character ends (its lead's
     /// position plus the length its lead declares) is compressed into one

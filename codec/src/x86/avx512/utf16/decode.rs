@@ -26,53 +26,13 @@
 //! or F5..FF, which the check flags): the take-back after an error counts
 //! by that rule, whatever the broken character decoded to.
 
+use super::super::vbmi::{BACK, IOTA, LENGTH, SPREAD, TAGGED_PAYLOAD};
 use super::super::{Avx512, N, V};
-use super::Utf16Vbmi2;
+use super::{splat16, splat32, Utf16Vbmi2};
 use crate::x86::fail_after;
 use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
-
-/// Byte `i`: `i`.
-const IOTA: [u8; N] = {
-    let mut t = [0; N];
-    let mut i = 0;
-    while i < N {
-        t[i] = i as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Per high nibble: what to XOR a byte with to keep its payload bits and
-/// mark a lead with bit 7 (ASCII `0xxxxxxx` → `1xxxxxxx`, continuation
-/// `10xxxxxx` → `00xxxxxx`, `110xxxxx` → `100xxxxx`, `1110xxxx` →
-/// `1000xxxx`, `11110xxx` → `10000xxx`), and the length of the character
-/// a lead starts (RFC 3629 §3; 0 for a continuation).
-const TAGGED_PAYLOAD: [u8; N] = super::super::repeat([
-    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 0x40, 0x60, 0x70,
-]);
-const LENGTH: [u8; N] = super::super::repeat([1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 4]);
-
-/// For round `r` (characters `16r .. 16r + 16`), byte `4k + j`: `16r + k`,
-/// so a byte permute spreads character `16r + k`'s byte over lane `k`.
-const SPREAD: [[u8; N]; 4] = {
-    let mut t = [[0; N]; 4];
-    let mut r = 0;
-    while r < 4 {
-        let mut i = 0;
-        while i < N {
-            t[r][i] = (16 * r + i / 4) as u8;
-            i += 1;
-        }
-        r += 1;
-    }
-    t
-};
-
-/// Byte `j` of each 32-bit lane: `j + 1`, how far before a character's end
-/// its byte of weight 64^j is.
-const BACK: [u8; N] = super::super::repeat([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
 
 /// Byte pairs: 16-bit lane `i` of half `h` is `b[32h + i] << 8 | b[32h + i +
 /// 1]` (indices into the block and, from 64, the next block).
@@ -90,18 +50,6 @@ const PAIRS: [[u8; N]; 2] = {
     }
     t
 };
-
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-#[inline]
-fn splat16(x: u16) -> V {
-    _mm512_set1_epi16(x as i16)
-}
-
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-#[inline]
-fn splat32(x: u32) -> V {
-    _mm512_set1_epi32(x as i32)
-}
 
 /// Stores the 32 code units of `v` at the start of `dst` (≥ 32 units).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]

@@ -20,7 +20,7 @@
 //! surrogate in a step's first lane is always lone.
 
 use super::super::{utf8_lanes, KEEP_LANE, KEEP_WORD, N, V};
-use super::Utf16Vbmi2;
+use super::{splat16, splat32, Utf16Vbmi2};
 use crate::utf16::{scalar, Utf16Error};
 use crate::REPLACEMENT;
 use core::arch::x86_64::*;
@@ -28,18 +28,6 @@ use core::mem::MaybeUninit;
 
 /// Code units per step: one register.
 const STEP: usize = 32;
-
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-#[inline]
-fn splat16(x: u16) -> V {
-    _mm512_set1_epi16(x as i16)
-}
-
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-#[inline]
-fn splat32(x: u32) -> V {
-    _mm512_set1_epi32(x as i32)
-}
 
 /// Up to 32 code units from `units`, zero past its end.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
