@@ -27,7 +27,7 @@
 //! decoding"), and the raw decoder never replaces. Not `encode`: the UTF-8
 //! encoder takes a `&str` and copies its bytes.
 
-use crate::{drive, len_u8, scalars};
+use crate::{drive, drive_reuse, len_u8, scalars};
 use encoding::all::UTF_8;
 use encoding::{DecoderTrap, Encoding, RawDecoder};
 use utf8conform::decoder::{Decoder, Path};
@@ -180,18 +180,12 @@ impl Decoder for EncodingDecoder {
                 "stream-lossy",
             ));
         }
-        let mut raw = Raw::new();
-        let mut continues = false;
-        let mut answers = Vec::with_capacity(runs.len());
-        for run in runs {
-            if !continues {
-                raw.new_stream();
-            }
-            let answer = raw.run(run);
-            continues = !run.flush && answer.error.is_none();
-            answers.push(answer);
-        }
-        Ok(answers)
+        Ok(drive_reuse(
+            &mut Raw::new(),
+            runs,
+            Raw::new_stream,
+            |raw, run| raw.run(run),
+        ))
     }
 }
 

@@ -75,7 +75,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn Decoder>> {
     })
 }
 
-pub(crate) use utf8conform::decoders::drive;
+pub(crate) use utf8conform::decoders::{drive, drive_reuse};
 
 /// The code points of `s`.
 pub(crate) fn scalars(s: &str) -> impl Iterator<Item = u32> + '_ {

@@ -27,7 +27,7 @@
 //!   holds bytes of an earlier, flushed stream and errs in them gets no
 //!   `valid_up_to` (the sequence began before the stream).
 
-use crate::{drive, len_u8};
+use crate::{drive, drive_reuse, len_u8};
 use utf8conform::decoder::{Decoder, Path};
 use utf8conform::outcome::{
     Answer, Capabilities, Capability, Failure, StreamAnswer, StreamMode, StreamRun,
@@ -187,19 +187,12 @@ impl Decoder for Utf8parseDecoder {
         Ok(Feeder::new().run(mode, run))
     }
     fn reuse(&self, mode: StreamMode, runs: &[StreamRun]) -> Result<Vec<StreamAnswer>, Failure> {
-        let mut feeder = Feeder::new();
-        let mut continues = false;
-        let mut answers = Vec::with_capacity(runs.len());
-        for run in runs {
-            if !continues {
-                feeder.new_stream();
-            }
-            let answer = feeder.run(mode, run);
-            // Only a run left open without an error goes on as one stream.
-            continues = !run.flush && answer.error.is_none();
-            answers.push(answer);
-        }
-        Ok(answers)
+        Ok(drive_reuse(
+            &mut Feeder::new(),
+            runs,
+            Feeder::new_stream,
+            |f, run| f.run(mode, run),
+        ))
     }
 }
 

@@ -117,6 +117,30 @@ pub fn parse_list(list: &str) -> Result<Vec<Box<dyn Decoder>>, String> {
         .collect()
 }
 
+/// Runs `runs` in a row on one library object, `state`, as
+/// [`Decoder::reuse`] asks: `run` answers one run; before each run the
+/// object starts a new stream (`new_stream`) unless the run before it was
+/// left open, unflushed and without an error, so that the next run goes on
+/// with it. The way to write [`Decoder::reuse`] over a library's object.
+pub fn drive_reuse<S>(
+    state: &mut S,
+    runs: &[StreamRun],
+    mut new_stream: impl FnMut(&mut S),
+    mut run: impl FnMut(&mut S, &StreamRun) -> StreamAnswer,
+) -> Vec<StreamAnswer> {
+    let mut open = false;
+    runs.iter()
+        .map(|r| {
+            if !open {
+                new_stream(state);
+            }
+            let answer = run(state, r);
+            open = !r.flush && answer.error.is_none();
+            answer
+        })
+        .collect()
+}
+
 /// What one call of a strict stream reports: the error's whole-stream
 /// position and `error_len`, each only when the library told it.
 pub type CallError = (Option<usize>, Option<Option<u8>>);
