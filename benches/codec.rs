@@ -218,6 +218,8 @@ fn record_run() {
         "kernel_env": std::env::var("UTF8CONFORM_KERNEL").unwrap_or_default(),
         "simdutf_env": std::env::var("SIMDUTF_FORCE_IMPLEMENTATION").unwrap_or_default(),
         "load_at_start": load_average(),
+        // The report says how outputs were placed by what the run did.
+        "output_placement": "rotating",
     }));
 }
 
@@ -292,9 +294,10 @@ const ROUNDS: [&str; 3] = ["", "@2", "@3"];
 /// all three rounds of the next, the 256 bytes it stores landing where the
 /// next call loads its input (a scan of output placements: 16.3 to 31 ns).
 /// So each contender reads the input from eight places in turn, one per
-/// call (page offsets `k · 520`, which also vary the alignment), and is
-/// measured at all of them alike. A 1 MiB call's output moves through every
-/// offset as it grows.
+/// call (page offsets `k · 520`, which also vary the alignment), and its
+/// output goes to fifteen in turn (the global allocator, [`placement`]):
+/// it is measured at all of them alike, wherever the process's heap began.
+/// A 1 MiB call's output moves through every offset as it grows.
 const PLACEMENTS: usize = 8;
 
 /// Copies of an input at distinct offsets within a 4 KiB page.
@@ -350,7 +353,8 @@ impl<T: Copy + Default> Placed<T> {
 /// store-forwarding stall (measured: 64-byte decode to UTF-32 2.7 against
 /// 4.0 GB/s, simdutf unchanged).
 macro_rules! iter_placed {
-    ($b:expr, $copies:expr, |$input:ident| $call:expr) => {
+    ($b:expr, $copies:expr, |$input:ident| $call:expr) => {{
+        let _armed = crate::placement::Armed::new();
         match $copies[..] {
             [one] => $b.iter(|| {
                 let $input = black_box(one);
@@ -379,10 +383,16 @@ macro_rules! iter_placed {
                 })
             }
         }
-    };
+    }};
 }
 
+mod placement;
 mod utf16;
+
+/// Every small allocation, a one-shot call's output among them, turns
+/// through page offsets as the inputs do (`placement` says why).
+#[global_allocator]
+static ALLOCATOR: placement::Rotating = placement::Rotating;
 
 fn benches(c: &mut Criterion) {
     if let Some(why) = pinned_kernel_missing() {
@@ -395,6 +405,7 @@ fn benches(c: &mut Criterion) {
         }));
         return;
     }
+    placement::check();
     record_run();
     for round in ROUNDS {
         for input in inputs() {
