@@ -51,13 +51,7 @@ fn check(bytes: &[u8]) {
 
 #[test]
 fn every_input_of_up_to_two_bytes() {
-    check(b"");
-    for a in 0..=255u8 {
-        check(&[a]);
-        for b in 0..=255u8 {
-            check(&[a, b]);
-        }
-    }
+    common::every_input_of_up_to_two_bytes(check);
 }
 
 #[test]

@@ -130,3 +130,15 @@ pub fn placed() -> Vec<Vec<u8>> {
     }
     out
 }
+
+/// Calls `check` on every input of up to two bytes: the empty input, every
+/// byte, every pair of bytes.
+pub fn every_input_of_up_to_two_bytes(check: impl Fn(&[u8])) {
+    check(b"");
+    for a in 0..=255u8 {
+        check(&[a]);
+        for b in 0..=255u8 {
+            check(&[a, b]);
+        }
+    }
+}
