@@ -133,22 +133,10 @@ fn every_scalar_candidate_encodes_like_std() {
     }
 }
 
-/// std's strict UTF-16 → UTF-8, with the index of the first lone surrogate
-/// (the units `char::decode_utf16` decodes before its first error).
-fn std_from_utf16(units: &[u16]) -> Result<String, codec::Utf16Error> {
-    String::from_utf16(units).map_err(|_| {
-        let at = char::decode_utf16(units.iter().copied())
-            .map_while(Result::ok)
-            .map(char::len_utf16)
-            .sum();
-        codec::Utf16Error::new(at)
-    })
-}
-
 fn check_utf16(units: &[u16]) {
     assert_eq!(
         codec::from_utf16(units),
-        std_from_utf16(units),
+        reference::utf16::to_string(units),
         "codec::from_utf16 on {units:04x?}"
     );
     assert_eq!(

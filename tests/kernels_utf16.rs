@@ -1,8 +1,8 @@
-//! Every kernel's UTF-16 conversions, called directly, against std:
-//! UTF-16 → UTF-8 (`String::from_utf16`, `String::from_utf16_lossy`, and
-//! `char::decode_utf16` for where the first lone surrogate is) and
-//! streaming UTF-8 → UTF-16 (`str::encode_utf16` of the reference's
-//! answers). One-shot UTF-8 → UTF-16 is in tests/kernels.rs, on every
+//! Every kernel's UTF-16 conversions, called directly: UTF-16 → UTF-8
+//! against the reference (`reference::utf16`, RFC 2781 §2.2: the string,
+//! or where the first unpaired surrogate is; its own tests pin it to std)
+//! and `String::from_utf16_lossy`, and streaming UTF-8 → UTF-16 against
+//! the UTF-16 of the reference's answers. One-shot UTF-8 → UTF-16 is in tests/kernels.rs, on every
 //! input its sweeps make. Expected values never come from a kernel.
 //!
 //! The SIMD kernels read 32 code units a step and pair a high surrogate
@@ -12,29 +12,17 @@
 use rayon::prelude::*;
 use utf8conform::generate::SplitMix64;
 use utf8conform::reference;
-use utf8conform_codec::{self as codec, Kernel, Utf16Error};
+use utf8conform_codec::{self as codec, Kernel};
 
 fn kernels() -> impl Iterator<Item = &'static Kernel> {
     codec::kernels()
-}
-
-/// std's strict answer, with the index of the first lone surrogate (the
-/// units `char::decode_utf16` decodes before its first error).
-fn expected(units: &[u16]) -> Result<String, Utf16Error> {
-    String::from_utf16(units).map_err(|_| {
-        let at = char::decode_utf16(units.iter().copied())
-            .map_while(Result::ok)
-            .map(char::len_utf16)
-            .sum();
-        Utf16Error::new(at)
-    })
 }
 
 /// One input through one kernel's strict (appending after what the string
 /// held) and lossy conversions.
 fn check(kernel: &'static Kernel, units: &[u16]) {
     let name = kernel.name;
-    let strict = expected(units);
+    let strict = reference::utf16::to_string(units);
     let mut got = String::from("~");
     let result = kernel.from_utf16_into(units, &mut got);
     assert_eq!(
@@ -156,11 +144,7 @@ fn streaming_to_utf16_with_every_kernel_at_every_split() {
     }
     input.extend_from_slice(b"\xF0\x9F\x98"); // cut at the end
     let strict = reference::decode(&input);
-    let lossy: Vec<u16> = reference::decode_lossy(&input)
-        .into_iter()
-        .collect::<String>()
-        .encode_utf16()
-        .collect();
+    let lossy = reference::utf16::encode(&reference::decode_lossy(&input));
     let valid_up_to = strict.as_ref().unwrap_err().valid_up_to();
     let prefix: Vec<u16> = core::str::from_utf8(&input[..valid_up_to])
         .unwrap()

@@ -20,7 +20,7 @@ fn std_decode(bytes: &[u8]) -> Result<Vec<u16>, Utf8Error> {
 /// std's strict UTF-16 → UTF-8, with the index of the first lone surrogate
 /// (the code units `char::decode_utf16` decodes before its first error;
 /// `String::from_utf16` only says that there is one).
-pub(super) fn std_from_utf16(units: &[u16]) -> Result<String, Utf16Error> {
+fn std_from_utf16(units: &[u16]) -> Result<String, Utf16Error> {
     String::from_utf16(units).map_err(|_| {
         let at = char::decode_utf16(units.iter().copied())
             .map_while(Result::ok)
@@ -66,6 +66,17 @@ pub fn utf16(data: &[u8]) {
 
 fn utf8_to_utf16(bytes: &[u8], splits: &[usize]) {
     let expected = std_decode(bytes);
+    // The reference's UTF-16 (RFC 2781 §2.1 of its scalars) is std's.
+    let reference = reference::decode(bytes).map(|scalars| reference::utf16::encode(&scalars));
+    if reference.as_ref().ok() != expected.as_ref().ok() {
+        fail_plain(
+            P,
+            "reference::utf16::encode of reference::decode",
+            Field::Scalars,
+            bytes,
+            &format!("std {expected:04x?}, reference {reference:04x?}"),
+        );
+    }
     let got = codec::decode_utf16(bytes);
     if got != expected {
         let field = match (&got, &expected) {
@@ -100,15 +111,11 @@ fn utf8_to_utf16(bytes: &[u8], splits: &[usize]) {
     }
 
     let lossy: Vec<u16> = String::from_utf8_lossy(bytes).encode_utf16().collect();
-    let reference: Vec<u16> = reference::decode_lossy(bytes)
-        .into_iter()
-        .collect::<String>()
-        .encode_utf16()
-        .collect();
+    let reference = reference::utf16::encode(&reference::decode_lossy(bytes));
     if reference != lossy {
         fail_plain(
             P,
-            "reference::decode_lossy",
+            "reference::utf16::encode of reference::decode_lossy",
             Field::Lossy,
             bytes,
             &format!("as UTF-16: std {lossy:04x?}, reference {reference:04x?}"),
@@ -206,6 +213,16 @@ fn utf8_to_utf16(bytes: &[u8], splits: &[usize]) {
 
 fn utf16_to_utf8(bytes: &[u8], units: &[u16]) {
     let expected = std_from_utf16(units);
+    let reference = reference::utf16::to_string(units);
+    if reference != expected {
+        fail_plain(
+            P,
+            "reference::utf16::to_string",
+            Field::Encode,
+            bytes,
+            &format!("on UTF-16 {units:04x?}: std {expected:?}, reference {reference:?}"),
+        );
+    }
     let got = codec::from_utf16(units);
     if got != expected {
         fail_plain(

@@ -47,6 +47,7 @@
 //! and §6 says a BOM is a character like any other, not to be stripped.
 
 pub mod stream;
+pub mod utf16;
 pub mod variants;
 
 use crate::outcome::{EncodeError, Utf8Error, REPLACEMENT};
