@@ -13,7 +13,7 @@
 #                                            cover (see reports/coverage/README.md)
 #
 # Usage: fuzz/coverage.sh [--targets a,b] [--corpus-root DIR] [--summary FILE]
-#   --targets a,b      only these targets (default: all six)
+#   --targets a,b      only these targets (default: all of fuzz/lib.sh's TARGETS)
 #   --corpus-root DIR  read DIR/<target> instead of corpora/<target> (e.g. a
 #                      fuzzer's output, to compare engines); default corpora
 #   --summary FILE     where the Markdown summary goes

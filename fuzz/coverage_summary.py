@@ -42,11 +42,13 @@ def kernel_of_this_cpu():
     return next(k for k in NEEDS if NEEDS[k] <= flags)
 
 
-# The x86 files each kernel's code lives in (codec/src/x86/mod.rs: the
-# AVX-512BW and AVX2 kernels pack with pack.rs and decode lossily with
-# lossy.rs; AVX2 and SSE4.1 decode with shuffle.rs).
+# The x86 files each kernel's code lives in, under codec/src/x86/
+# (codec/src/x86/mod.rs: the AVX-512BW and AVX2 kernels pack with pack.rs
+# and decode lossily with lossy.rs; AVX2 and SSE4.1 decode with
+# shuffle.rs; the VBMI2 kernel alone converts UTF-16, in avx512/utf16/).
 KERNEL_FILES = {
-    "avx512vbmi2": ["avx512.rs", "pack.rs", "lossy.rs"],
+    "avx512vbmi2": ["avx512.rs", "pack.rs", "lossy.rs", "avx512/utf16/mod.rs",
+                    "avx512/utf16/decode.rs", "avx512/utf16/encode.rs"],
     "avx512": ["avx512.rs", "pack.rs", "lossy.rs"],
     "avx2": ["avx2.rs", "pack.rs", "lossy.rs", "shuffle.rs"],
     "sse4.1": ["sse41.rs", "shuffle.rs"],
@@ -63,7 +65,7 @@ def must_cover(path, kernels):
         files = {"mod.rs"}
         for k in kernels:
             files.update(KERNEL_FILES.get(k, []))
-        return os.path.basename(path) in files
+        return os.path.relpath(path, "codec/src/x86") in files
     return path.startswith("codec/src/")
 
 

@@ -7,7 +7,7 @@
 # matters little here since the targets call almost no `unsafe` code.
 
 # Every fuzz target; each has corpora/<target>/.
-TARGETS=(differential structured roundtrip chunking lossy encode utf16)
+TARGETS=(differential structured roundtrip chunking lossy encode utf16 variants)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DICT=$ROOT/corpora/utf8.dict

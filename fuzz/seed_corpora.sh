@@ -16,7 +16,8 @@
 # new coverage there), then cmin keeps the smallest set with the same
 # coverage. Each target gets inputs in its own format: `chunking` a split
 # header (utf8conform::properties::split_plan), `utf16` the same and UTF-16
-# code units too, `encode` 32-bit values too.
+# code units too, `encode` 32-bit values too, `variants` raw bytes that are
+# also read as UTF-16 units and 32-bit values.
 #
 # Usage: fuzz/seed_corpora.sh [--no-cmin]
 #   SEEDS_DIR  where the seed texts are (default: ../shared/seeds beside the repo)
@@ -209,6 +210,30 @@ for s in '\x3d\xd8\x00\xde' '\x00\xd8' '\x00\xdc' '\xff\xdb\xff\xdf' \
     done
 done
 
+# variants: each neighbour's own cases, read as bytes (CESU-8 pairs as two
+# 3-byte forms, U+10FFFF's pair, lone, reversed and cut pairs, a pair split
+# by ASCII; Modified UTF-8's C0 80 for NUL, a raw NUL beside a surrogate,
+# overlongs Java reads and the others refuse; 4-byte forms, alone and next
+# to a surrogate so that no shortcut through UTF-8 applies; RFC 2279's 5-
+# and 6-byte forms), and the same inputs after them as UTF-16 units or
+# 32-bit values (the `utf16` and `encode` seeds).
+mkdir -p "$stage/variants"
+for s in '\xED\xA0\x81\xED\xB0\x80' '\xED\xAF\xBF\xED\xBF\xBF' '\xED\xA0\x80' \
+    '\xED\xB0\x80' '\xED\xB0\x80\xED\xA0\x80' '\xED\xA0\x80a' '\xED\xA0\x80\xED\x80\x80' \
+    '\xED\xA0\x80\xED\xA0\x80' '\xED\xA0\x80a\xED\xB0\x80' '\xED\xA0' '\xED\xA0\x81\xED' \
+    '\xED\xA0\x81\xED\xB0' '\xED\xA0\x81\xEE\xB0\x80' '\xED\xA0\x81\xED\xA0\x80' \
+    '\xED\xA0\x81\xED\xB0a' '\xED\xA0a' '\xED\x9F\xBF' '\xED\x80a' '\xEDa' \
+    '\xC0\x80' '\xC0\x80\xC0\x80' 'a\xC0\x80b' '\x00\xED\xA0\x80' '\x00\xC0\x80' '\xC0\xAF' \
+    '\xC1\xBF' '\xE0\x80\x80' '\xE0\x9F\xBF' '\xC0' '\xC0a' '\xE0\x80' \
+    '\xF0\x9F\x98\x80' '\xF0\x9F\x98\x80\xED\xA0\x80' '\xF4\x8F\xBF\xBF\xC0\x80' \
+    '\xF8\x88\x80\x80\x80' '\xFD\xBF\xBF\xBF\xBF\xBF' '\xFC\x84\x80\x80\x80\x80' \
+    '\xF8\x87\xBF\xBF\xBF' '\xFC\x83\xBF\xBF\xBF\xBF' '\xFE' '\xFF\x80'; do
+    put "$stage/variants" "$s"
+done
+for f in "$stage/utf16"/* "$stage/encode"/*; do
+    cp "$f" "$stage/variants/$(basename "$f")-units"
+done
+
 # install SRC... TARGET: copies files into corpora/TARGET named by their
 # SHA-1, as libFuzzer names corpus entries (so reruns add nothing twice).
 install() {
@@ -226,6 +251,7 @@ install "$raw" "$stage/encode" encode
 install "$raw" "$stage/structured" structured
 install "$stage/chunking" chunking
 install "$stage/chunking" "$stage/utf16" utf16
+install "$raw" "$stage/variants" variants
 
 if [ "$CMIN" = 1 ]; then
     ensure_cargo_fuzz

@@ -233,6 +233,25 @@ fn utf16_to_utf8(bytes: &[u8], units: &[u16]) {
             &format!("on UTF-16 {units:04x?}: std {expected:?}, codec {got:?}"),
         );
     }
+    // Utf16Error::shifted: cut the input inside its well-formed part (not
+    // between the halves of a pair); the tail's error, shifted by the cut,
+    // is the whole input's.
+    if let Err(e) = &expected {
+        let mut cut = e.valid_up_to() / 2;
+        if cut > 0 && (0xD800..=0xDBFF).contains(&units[cut - 1]) {
+            cut -= 1;
+        }
+        let tail = codec::from_utf16(&units[cut..]).map_err(|t| t.shifted(cut));
+        if tail.as_ref().err() != Some(e) {
+            fail_plain(
+                P,
+                "codec::Utf16Error::shifted",
+                Field::Encode,
+                bytes,
+                &format!("on UTF-16 {units:04x?}: std {e:?}, the tail from {cut} shifted {tail:?}"),
+            );
+        }
+    }
     let prefix = match &expected {
         Ok(s) => s.clone(),
         Err(e) => String::from_utf16_lossy(&units[..e.valid_up_to()]),

@@ -149,8 +149,14 @@ impl Format {
             values = join_pairs(&values);
             lossy = join_pairs(&lossy);
         }
-        if self == Format::Wtf8 && error.is_none() {
-            error = split_pair(bytes);
+        // A split pair is WTF-8's first error wherever it is found:
+        // `split_pair` walks the grammar's sequences and stops, with `None`,
+        // at the first sequence that is not one, so a pair it finds comes
+        // before any error of the grammar.
+        if self == Format::Wtf8 {
+            if let Some(pair) = split_pair(bytes) {
+                error = Some(pair);
+            }
         }
         if self == Format::SurrogateEscape {
             // It never fails: every byte it cannot decode is escaped.
@@ -394,6 +400,11 @@ mod tests {
         let pair = f.expected(b"a\xED\xA0\x80\xED\xB0\x80");
         assert_eq!((pair.valid, pair.valid_up_to), (Some(false), Some(4)));
         assert_eq!(values(f, b"\xF0\x90\x80\x80"), Some(vec![0x10000]));
+        // A split pair before an ill-formed sequence is the first error:
+        // the six bytes before ED AF 41 are not WTF-8 (found by the
+        // `variants` fuzz target against tendril).
+        let both = f.expected(b"\xED\xA0\x80\xED\xBF\xBF\xED\xAF\x41");
+        assert_eq!((both.valid_up_to, both.error_len), (Some(3), Some(Some(1))));
     }
 
     #[test]
