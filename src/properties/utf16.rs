@@ -43,6 +43,9 @@ fn std_from_utf16(units: &[u16]) -> Result<String, Utf16Error> {
 ///   decoders, fed the pieces of the split plan, give the same as in one
 ///   call; simdutf's `convert_utf8_to_utf16` (with the `simdutf` feature)
 ///   accepts the same inputs and gives the same code units;
+/// * the reference's UTF-16 (`reference::utf16`, RFC 2781 §2) of its
+///   scalars is std's, and its decoding of the UTF-16 below (strict and
+///   lossy) is std's;
 /// * as UTF-16 (little-endian code unit pairs, an odd last byte dropped):
 ///   [`codec::from_utf16`] and [`codec::from_utf16_into`] give
 ///   `String::from_utf16`'s string or fail at the first lone surrogate
@@ -270,6 +273,16 @@ fn utf16_to_utf8(bytes: &[u8], units: &[u16]) {
         );
     }
     let lossy = String::from_utf16_lossy(units);
+    let reference = String::from_iter(reference::utf16::decode_lossy(units));
+    if reference != lossy {
+        fail_plain(
+            P,
+            "reference::utf16::decode_lossy",
+            Field::Lossy,
+            bytes,
+            &format!("on UTF-16 {units:04x?}: std {lossy:?}, reference {reference:?}"),
+        );
+    }
     let got = codec::from_utf16_lossy(units);
     if got != lossy {
         fail_plain(
