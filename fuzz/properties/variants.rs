@@ -19,10 +19,11 @@
 //! | `wtf-8` | `tendril`'s `fmt::WTF8` validation; `wtf8::Wtf8Buf` | same validity (but after a stray continuation byte, see [`wtf8`]); a valid input is the WTF-8 of its values; the WTF-8 of any UTF-16 decodes to the crate's code points |
 //! | `surrogatepass` | `wtf8::Wtf8Buf` (one code point at a time) | the 3-byte forms of any code units, pairs included, decode to those units, never joined |
 //! | `surrogateescape` | std's `Utf8Chunks`, PEP 383 | valid always; each byte std cannot decode becomes U+DC00 + byte |
-//! | `rfc2279` | RFC 2279 §2's table, written here | the shortest form of any value up to 0x7FFFFFFF decodes to it; a longer form is refused |
+//! | `rfc2279` | RFC 2279 §2's table, as `utf8conform::generate` writes it (`encode_any`, `natural_len`) | the shortest form of any value up to 0x7FFFFFFF decodes to it; a longer form is refused |
 
 use std::hash::{Hash, Hasher};
 use std::sync::Once;
+use utf8conform::generate::{encode_any, natural_len};
 use utf8conform::hex;
 use utf8conform::reference::variants::Format;
 
@@ -391,34 +392,6 @@ fn surrogateescape(bytes: &[u8]) {
     );
 }
 
-/// RFC 2279 §2's table: the number of bytes for a value, the first byte's
-/// marker, six bits per continuation byte.
-fn rfc2279_form(value: u32, len: usize) -> Vec<u8> {
-    const MARK: [u8; 7] = [0, 0x00, 0xC0, 0xE0, 0xF0, 0xF8, 0xFC];
-    if len == 1 {
-        return vec![value as u8];
-    }
-    let mut out = vec![0u8; len];
-    let mut v = value;
-    for b in out[1..].iter_mut().rev() {
-        *b = 0x80 | (v & 0x3F) as u8;
-        v >>= 6;
-    }
-    out[0] = MARK[len] | v as u8;
-    out
-}
-
-fn rfc2279_len(value: u32) -> usize {
-    match value {
-        0..=0x7F => 1,
-        0x80..=0x7FF => 2,
-        0x800..=0xFFFF => 3,
-        0x1_0000..=0x1F_FFFF => 4,
-        0x20_0000..=0x3FF_FFFF => 5,
-        _ => 6,
-    }
-}
-
 /// RFC 2279: values up to 0x7FFFFFFF (surrogates too) from the input, 4
 /// bytes each (little endian, the top bit dropped), in their shortest
 /// forms, decode back; each value's next longer form (up to 6 bytes) is
@@ -431,7 +404,7 @@ fn rfc2279(bytes: &[u8]) {
         .collect();
     let encoded: Vec<u8> = vals
         .iter()
-        .flat_map(|&v| rfc2279_form(v, rfc2279_len(v)))
+        .flat_map(|&v| encode_any(v, natural_len(v)))
         .collect();
     let back = f.expected(&encoded);
     check!(
@@ -441,9 +414,9 @@ fn rfc2279(bytes: &[u8]) {
         "the values {vals:x?} decode to {back:?}"
     );
     for &v in vals.iter().take(4) {
-        let len = rfc2279_len(v);
+        let len = natural_len(v);
         if len < 6 {
-            let overlong = rfc2279_form(v, len + 1);
+            let overlong = encode_any(v, len + 1);
             check!(
                 f.expected(&overlong).valid == Some(false),
                 f,

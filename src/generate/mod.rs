@@ -129,8 +129,16 @@ pub fn encode_any(value: u32, len: usize) -> Vec<u8> {
     bytes
 }
 
-/// Shortest-form length of `value` under RFC 2279's 6-byte scheme.
-fn natural_len(value: u32) -> usize {
+/// Shortest-form length of `value` under RFC 2279's 6-byte scheme (its
+/// §2 table), the length [`encode_any`] needs for the value's shortest
+/// form.
+///
+/// ```
+/// use utf8conform::generate::{encode_any, natural_len};
+/// assert_eq!(natural_len(0x7FF), 2);
+/// assert_eq!(encode_any(0x4000000, natural_len(0x4000000)).len(), 6);
+/// ```
+pub fn natural_len(value: u32) -> usize {
     match value {
         0..=0x7F => 1,
         0x80..=0x7FF => 2,
