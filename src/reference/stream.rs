@@ -212,4 +212,23 @@ mod tests {
         let answers = expect_reuse(StreamMode::Strict, &[run(&[b"\xFF"]), run(&[b"A\xFF"])]);
         assert_eq!(answers[1].error.and_then(|e| e.valid_up_to), Some(1));
     }
+
+    #[test]
+    fn reuse_after_a_flushed_run_without_error_starts_afresh() {
+        // docs/protocol.md, reuse: "each run answers as the same input does
+        // on a fresh decoder", unless the run before was left unflushed.
+        // "AB" is flushed with no error, so FF in the next run is at offset
+        // 0 of a new stream, not at 2 of the old one.
+        let runs = [run(&[b"AB"]), run(&[b"\xFF"])];
+        let answers = expect_reuse(StreamMode::Strict, &runs);
+        assert_eq!(answers[0].error, None);
+        assert_eq!(
+            answers[1].error,
+            Some(StreamError {
+                call: 0,
+                valid_up_to: Some(0),
+                error_len: Some(Some(1))
+            })
+        );
+    }
 }

@@ -434,4 +434,99 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn formats_are_parsed_by_the_names_of_the_module_table() {
+        // The module documentation's table (and adapters.toml's `format`):
+        // each name, in ALL's order, parses to its format and to no other.
+        let names = [
+            ("utf-8", Format::Utf8),
+            ("rfc2279", Format::Rfc2279),
+            ("cesu-8", Format::Cesu8),
+            ("modified-utf-8", Format::ModifiedUtf8),
+            ("wtf-8", Format::Wtf8),
+            ("surrogatepass", Format::SurrogatePass),
+            ("surrogateescape", Format::SurrogateEscape),
+        ];
+        for (name, format) in names {
+            assert_eq!(Format::parse(name), Some(format), "{name}");
+        }
+        assert_eq!(Format::parse("utf8"), None);
+        assert_eq!(Format::parse(""), None);
+    }
+
+    #[test]
+    fn each_format_names_the_specification_of_the_module_table() {
+        // The module table's "specification" column: the document each
+        // grammar is written from, as a report shows it.
+        let documents = [
+            (Format::Utf8, "RFC 3629"),
+            (Format::Rfc2279, "RFC 2279"),
+            (Format::Cesu8, "Technical Report #26"),
+            (Format::ModifiedUtf8, "java.io.DataInput"),
+            (Format::Wtf8, "WTF-8"),
+            (Format::SurrogatePass, "surrogatepass"),
+            (Format::SurrogateEscape, "PEP 383"),
+        ];
+        for (format, document) in documents {
+            let spec = format.specification();
+            assert!(spec.contains(document), "{format:?}: {spec}");
+        }
+    }
+
+    #[test]
+    fn rfc2279_rows_first_and_last_values_and_their_non_shortest_forms() {
+        // RFC 2279 §2's table, row by row: the first and last value of
+        // each row (bits distributed as it shows), then the same row's
+        // encoding of the previous row's last value, a non-shortest form
+        // that its §6 says must not be decoded: the lead byte alone is
+        // then the maximal subpart.
+        let f = Format::Rfc2279;
+        let rows: [(&[u8], u32); 12] = [
+            (b"\x00", 0),
+            (b"\x7F", 0x7F),
+            (b"\xC2\x80", 0x80),
+            (b"\xDF\xBF", 0x7FF),
+            (b"\xE0\xA0\x80", 0x800),
+            (b"\xEF\xBF\xBF", 0xFFFF),
+            (b"\xF0\x90\x80\x80", 0x1_0000),
+            (b"\xF7\xBF\xBF\xBF", 0x1F_FFFF),
+            (b"\xF8\x88\x80\x80\x80", 0x20_0000),
+            (b"\xFB\xBF\xBF\xBF\xBF", 0x3FF_FFFF),
+            (b"\xFC\x84\x80\x80\x80\x80", 0x400_0000),
+            (b"\xFD\xBF\xBF\xBF\xBF\xBF", 0x7FFF_FFFF),
+        ];
+        for (bytes, value) in rows {
+            assert_eq!(values(f, bytes), Some(vec![value]), "{bytes:02x?}");
+        }
+        // F9 80 80 80 80: 111110xx with xx = 01, then four zero tails.
+        assert_eq!(values(f, b"\xF9\x80\x80\x80\x80"), Some(vec![0x100_0000]));
+        for bytes in [
+            &b"\xC1\xBF"[..],
+            b"\xE0\x9F\xBF",
+            b"\xF0\x8F\xBF\xBF",
+            b"\xF8\x87\xBF\xBF\xBF",
+            b"\xFC\x83\xBF\xBF\xBF\xBF",
+        ] {
+            let a = f.expected(bytes);
+            assert_eq!(
+                (a.valid_up_to, a.error_len),
+                (Some(0), Some(Some(1))),
+                "{bytes:02x?}"
+            );
+        }
+    }
+
+    #[test]
+    fn cesu8_joins_the_first_and_last_surrogate_pairs() {
+        // UTR #26 §2: a supplementary character is the 3-byte form of each
+        // surrogate of its UTF-16 pair. U+10000 is D800 DC00, U+10FFFF is
+        // DBFF DFFF (Unicode §3.9, UTF-16).
+        let f = Format::Cesu8;
+        assert_eq!(values(f, b"\xED\xA0\x80\xED\xB0\x80"), Some(vec![0x1_0000]));
+        assert_eq!(
+            values(f, b"\xED\xAF\xBF\xED\xBF\xBF"),
+            Some(vec![0x10_FFFF])
+        );
+    }
 }
