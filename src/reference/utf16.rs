@@ -151,6 +151,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "1,112,064 scalars: hours under Miri, and no unsafe code"
+    )]
     fn every_scalar_encodes_as_std_encodes_it() {
         for c in (0..=0x10FFFF).filter_map(char::from_u32) {
             let mut buf = [0; 2];
@@ -159,6 +163,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "4.2 M unit pairs: hours under Miri, and no unsafe code"
+    )]
     fn every_unit_and_every_surrogate_pair_decode_as_std_decodes_them() {
         // Every unit alone; and after each surrogate (the only units whose
         // next unit matters), every surrogate and the non-surrogates at the
