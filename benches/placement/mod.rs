@@ -10,10 +10,9 @@
 //!
 //! [`Rotating`] serves every small allocation made inside a timed loop
 //! ([`Armed`]) from one of [`SLOTS`] fixed regions, each at its own page
-//! offset, and takes them in turn: the
-//! output of call after call moves through the page as the input does
-//! (`Placed`), for every contender alike, at offsets that do not depend
-//! on the heap's history. Larger allocations (the 1 MiB rows, whose
+//! offset, and takes them in turn: the output of call after call moves
+//! through the page as the input does (`Placed`), for every contender
+//! alike, at offsets that do not depend on the heap's history. Larger allocations (the 1 MiB rows, whose
 //! output crosses every offset as it grows anyway) and those a region
 //! cannot hold go to the system allocator unchanged.
 
@@ -108,17 +107,13 @@ impl Rotating {
         let k = at / core::mem::size_of::<Region>();
         (k < SLOTS).then_some(k)
     }
-
-    /// Room from `ptr` to the end of its region.
-    fn room(k: usize, ptr: *mut u8) -> usize {
-        REGIONS[k].0.get() as usize + core::mem::size_of::<Region>() - ptr as usize
-    }
 }
 
 // SAFETY: a region's block is handed out only by the owner thread (so by
-// one caller at a time), only while its `FREE` flag says no one holds it, lies inside the region (offset < 4096,
-// size ≤ LARGEST, alignment padding ≤ 64), and is aligned as asked;
-// everything else is the system allocator's.
+// one caller at a time), only while its `FREE` flag says no one holds it;
+// it lies inside the region (offset < 4096, size ≤ LARGEST, alignment
+// padding < 64) and is aligned as asked. Everything else is the system
+// allocator's.
 unsafe impl GlobalAlloc for Rotating {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if layout.size() <= LARGEST
@@ -159,8 +154,10 @@ unsafe impl GlobalAlloc for Rotating {
             // SAFETY: `ptr` came from `System.alloc` with `layout`.
             return unsafe { System.realloc(ptr, layout, new_size) };
         };
-        if new_size <= Self::room(k, ptr).min(LARGEST) {
-            return ptr; // it fits where it is
+        if new_size <= LARGEST {
+            // It fits where it is: a region holds LARGEST bytes from any
+            // block it hands out (offset < PAGE, alignment padding < 64).
+            return ptr;
         }
         // SAFETY: a valid layout (the caller's alignment, a size that
         // `realloc`'s contract says does not overflow once rounded).
@@ -169,7 +166,7 @@ unsafe impl GlobalAlloc for Rotating {
         let new = unsafe { self.alloc(new_layout) };
         if !new.is_null() {
             // SAFETY: both blocks hold at least `layout.size()` bytes
-            // (new_size > room ≥ the old size) and do not overlap.
+            // (new_size > LARGEST ≥ the old size) and do not overlap.
             unsafe { core::ptr::copy_nonoverlapping(ptr, new, layout.size()) };
             FREE[k].store(true, Ordering::Release);
         }
