@@ -142,8 +142,49 @@ fn malformed_files_name_the_file_case_and_field() {
             assert_eq!(e.field.as_deref(), Some(field), "{shown}");
         }
     }
-    let e = VectorFile::parse(path, "{\"schema\": 2}").unwrap_err();
-    assert!(e.to_string().contains("version 2 is not supported"), "{e}");
+    // Version 2: the UTF-16 fields, and UTF-16 cases.
+    let header2 = r#"{"schema":2,"category":"x","description":"d","references":[],"cases":["#;
+    let cases2 = [
+        // U+10000 is D800 DC00 in UTF-16 (RFC 2781 §2.1), not D800 DC01.
+        (
+            r#"{"id":"f","bytes":"f0908080","valid":true,"scalars":[65536],"lossy":[65536],"utf16":[55296,56321],"lossy_utf16":[55296,56320],"note":"n"}"#,
+            "utf16",
+        ),
+        (
+            r#"{"id":"g","bytes":"41","valid":true,"scalars":[65],"lossy":[65],"utf16":[65],"note":"n"}"#,
+            "lossy_utf16",
+        ),
+        (
+            r#"{"id":"h","bytes":"c0","valid":false,"valid_up_to":0,"error_len":1,"lossy":[65533],"utf16":[],"lossy_utf16":[65533],"note":"n"}"#,
+            "utf16",
+        ),
+        (
+            r#"{"id":"i","units":[65,55296],"valid":false,"error_index":0,"lossy":"41efbfbd","note":"n"}"#,
+            "error_index",
+        ),
+        (
+            r#"{"id":"j","units":[65,70000],"valid":true,"bytes":"41","lossy":"41","note":"n"}"#,
+            "units",
+        ),
+        (
+            r#"{"id":"k","units":[65],"valid":true,"bytes":"4G","lossy":"41","note":"n"}"#,
+            "bytes",
+        ),
+    ];
+    for (case, field) in cases2 {
+        let text = format!("{header2}{case}]}}");
+        let e = VectorFile::parse(path, &text).expect_err(case);
+        assert_eq!(e.field.as_deref(), Some(field), "{e}");
+    }
+    // …which a version 1 file may not have.
+    let v1_with_utf16 = format!(
+        "{header}{}]}}",
+        r#"{"id":"l","bytes":"41","valid":true,"scalars":[65],"lossy":[65],"utf16":[65],"lossy_utf16":[65],"note":"n"}"#
+    );
+    let e = VectorFile::parse(path, &v1_with_utf16).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("utf16"), "{e}");
+    let e = VectorFile::parse(path, "{\"schema\": 3}").unwrap_err();
+    assert!(e.to_string().contains("version 3 is not supported"), "{e}");
     let e = VectorFile::parse(path, "{ not json").unwrap_err();
     assert!(e.to_string().contains("line 1"), "{e}");
 }

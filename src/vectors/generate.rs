@@ -980,6 +980,7 @@ pub fn all() -> Result<Vec<VectorFile>, String> {
     }
     files.push(encode()?);
     files.push(streaming());
+    files.push(super::utf16::category()?);
     files.sort_by(|a, b| a.category.cmp(&b.category));
     let mut ids = HashSet::new();
     for f in &files {
@@ -1069,6 +1070,25 @@ pub fn check_pins(files: &[VectorFile]) -> Result<(), String> {
                     .map(|e| (e.call, e.valid_up_to, e.error_len));
                 if got_error != error.map(|(call, at, len)| (call, Some(at), Some(len))) {
                     return mismatch("the error");
+                }
+            }
+            (
+                Case::Utf16(u),
+                Pin::Utf16 {
+                    units,
+                    bytes,
+                    error_index,
+                    lossy,
+                },
+            ) => {
+                if u.units != *units {
+                    return mismatch("the units");
+                }
+                if u.bytes != bytes.map(hex::encode) || u.error_index != *error_index {
+                    return mismatch("the strict result");
+                }
+                if u.lossy != hex::encode(lossy) {
+                    return mismatch("the lossy result");
                 }
             }
             _ => return mismatch("the kind of case"),

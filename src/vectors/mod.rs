@@ -1,8 +1,14 @@
 //! Test vectors: the model, the files, and running decoders over them.
 //!
-//! A vector file holds one category (`{ "schema": 1, "category",
+//! A vector file holds one category (`{ "schema": 2, "category",
 //! "description", "references", "cases" }`, docs/DESIGN.md "Vectors"). Cases are
 //! written one per line so that a change to one case is a one-line diff.
+//!
+//! Version 2 adds UTF-16: every decode case carries the UTF-16 (RFC 2781
+//! §2.1) of its scalars and of its lossy output, and `utf16` cases go the
+//! other way, UTF-16 code units to UTF-8. Version 1 files (decode cases
+//! without the UTF-16 fields) still load; [`VectorFile::upgrade`] brings
+//! one to version 2.
 //!
 //! * [`generate`] builds every category from code that states its intent;
 //!   expected answers come from the reference decoder and are cross-checked
@@ -16,6 +22,7 @@ pub mod generate;
 pub mod pinned;
 pub mod promote;
 pub mod run;
+pub mod utf16;
 
 use crate::hex;
 use crate::outcome::{Answer, Capabilities, Capability, StreamAnswer, StreamMode, StreamRun};
@@ -69,6 +76,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "truncated.json",
         include_str!("../../vectors/truncated.json"),
     ),
+    ("utf16.json", include_str!("../../vectors/utf16.json")),
 ];
 
 /// The vector files this crate carries, parsed: what the kit's
@@ -92,8 +100,11 @@ pub fn bundled() -> Vec<VectorFile> {
 /// and a runaway file must not exhaust memory.
 pub const MAX_FILE: u64 = 64 << 20;
 
-/// The version of the file format.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the file format the generator writes.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The versions [`VectorFile::parse`] reads: 1 (UTF-8 only) and 2.
+pub const SCHEMA_VERSIONS: &[u32] = &[1, 2];
 
 /// The JSON Schema (draft 2020-12) the files follow; also written as
 /// `vectors/schema.json`.
@@ -102,7 +113,8 @@ pub const SCHEMA_JSON: &str = include_str!("schema.json");
 /// One vector file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VectorFile {
-    /// `1`.
+    /// The format's version: [`SCHEMA_VERSION`], or 1 for a file written
+    /// before UTF-16 (see [`VectorFile::upgrade`]).
     pub schema: u32,
     /// The category, also the file's name without `.json`.
     pub category: String,
@@ -114,7 +126,7 @@ pub struct VectorFile {
     pub cases: Vec<Case>,
 }
 
-/// A decode, a stream or an encode case.
+/// A decode, a stream, an encode or a UTF-16 case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Case {
     /// Bytes in, outcome expected.
@@ -123,6 +135,8 @@ pub enum Case {
     Stream(StreamCase),
     /// A number in, bytes or refusal expected.
     Encode(EncodeCase),
+    /// UTF-16 code units in, UTF-8 or the first unpaired surrogate expected.
+    Utf16(Utf16Case),
 }
 
 impl Case {
@@ -132,10 +146,14 @@ impl Case {
             Case::Decode(c) => &c.id,
             Case::Stream(c) => &c.id,
             Case::Encode(c) => &c.id,
+            Case::Utf16(c) => &c.id,
         }
     }
 
-    /// Whether a decoder claiming `caps` is asked this case.
+    /// Whether a decoder claiming `caps` is asked this case. No
+    /// [`Capability`] is UTF-16 (the audit's protocol carries UTF-8 and
+    /// scalars), so a [`Case::Utf16`] runs on none: the codec's and std's
+    /// UTF-16 conversions are held to those cases by `tests/vectors_utf16.rs`.
     pub fn runs_on(&self, caps: Capabilities) -> bool {
         match self {
             Case::Decode(_) => {
@@ -145,16 +163,21 @@ impl Case {
             }
             Case::Stream(c) => caps.stream_modes().any(|m| m == c.mode),
             Case::Encode(_) => caps.has(Capability::Encode),
+            Case::Utf16(_) => false,
         }
     }
 
-    /// The input as a report shows it: hex, `U+XXXX`, or chunks as
-    /// `e0 80 | 80`.
+    /// The input as a report shows it: hex, `U+XXXX`, chunks as
+    /// `e0 80 | 80`, or UTF-16 units as `utf16 d800 0041`.
     pub fn shown_input(&self) -> String {
         match self {
             Case::Decode(c) => c.bytes.clone(),
             Case::Stream(c) => format!("{} {}", c.mode.as_str(), c.run().show()),
             Case::Encode(c) => format!("U+{:04X}", c.scalar),
+            Case::Utf16(c) => {
+                let units: Vec<String> = c.units.iter().map(|u| format!("{u:04x}")).collect();
+                format!("utf16 {}", units.join(" ")).trim_end().to_string()
+            }
         }
     }
 
@@ -164,12 +187,14 @@ impl Case {
             Case::Decode(c) => &c.note,
             Case::Stream(c) => &c.note,
             Case::Encode(c) => &c.note,
+            Case::Utf16(c) => &c.note,
         }
     }
 }
 
 /// A decode case: the expected outcome for `bytes`, every field of an
-/// [`Answer`] (in the file, the answer's fields sit beside the id).
+/// [`Answer`] (in the file, the answer's fields sit beside the id), and
+/// the same outcome in UTF-16.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecodeCase {
     /// Stable, unique identifier.
@@ -180,6 +205,14 @@ pub struct DecodeCase {
     /// valid, `valid_up_to` and `error_len` when not.
     #[serde(flatten)]
     pub expected: Answer,
+    /// The UTF-16 code units of `scalars` (RFC 2781 §2.1): what a strict
+    /// UTF-8 → UTF-16 decoder returns. Version 2, valid input only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utf16: Option<Vec<u16>>,
+    /// The UTF-16 code units of `lossy`: what a replacing UTF-8 → UTF-16
+    /// decoder returns (one U+FFFD unit per maximal subpart). Version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lossy_utf16: Option<Vec<u16>>,
     /// What the case exercises.
     pub note: String,
 }
@@ -203,12 +236,91 @@ impl DecodeCase {
     /// The case for `bytes`, its expectation computed by the reference
     /// decoder (all of `valid`, `lossy`, and `scalars` or the error).
     pub fn from_reference(id: String, bytes: &[u8], note: String) -> DecodeCase {
-        DecodeCase {
+        let mut case = DecodeCase {
             id,
             bytes: hex::encode(bytes),
             expected: crate::differential::expected(bytes),
+            utf16: None,
+            lossy_utf16: None,
+            note,
+        };
+        case.fill_utf16();
+        case
+    }
+
+    /// Sets `utf16` and `lossy_utf16` from the case's own `scalars` and
+    /// `lossy` (RFC 2781 §2.1); what [`VectorFile::upgrade`] does to each
+    /// decode case of a version 1 file.
+    pub fn fill_utf16(&mut self) {
+        self.utf16 = self.expected.scalars.as_deref().map(utf16_of);
+        self.lossy_utf16 = self.expected.lossy.as_deref().map(utf16_of);
+    }
+}
+
+/// The UTF-16 of a list of scalar values (checked at load time).
+fn utf16_of(scalars: &[u32]) -> Vec<u16> {
+    let chars: Vec<char> = scalars.iter().filter_map(|&c| char::from_u32(c)).collect();
+    crate::reference::utf16::encode(&chars)
+}
+
+/// A UTF-16 case: code units in, and what a UTF-16 → UTF-8 converter must
+/// give: the UTF-8 when every surrogate is paired, else the index of the
+/// first unpaired one (RFC 2781 §2.2), and the lossy UTF-8 either way
+/// (each unpaired surrogate one U+FFFD, as `String::from_utf16_lossy`
+/// and the WHATWG Encoding Standard's UTF-16 decoder do).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Utf16Case {
+    /// Stable, unique identifier.
+    pub id: String,
+    /// The input: UTF-16 code units.
+    pub units: Vec<u16>,
+    /// Whether every surrogate is paired.
+    pub valid: bool,
+    /// The UTF-8, lowercase hex, when valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<String>,
+    /// The index (in units) of the first unpaired surrogate, when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_index: Option<usize>,
+    /// The lossy UTF-8, lowercase hex.
+    pub lossy: String,
+    /// What the case exercises.
+    pub note: String,
+}
+
+impl Utf16Case {
+    /// The case for `units`, its expectations computed by the reference
+    /// ([`reference::utf16`](crate::reference::utf16), then RFC 3629's
+    /// encoding of the scalars).
+    pub fn from_reference(id: String, units: &[u16], note: String) -> Utf16Case {
+        use crate::reference::utf16;
+        let utf8 = |chars: &[char]| hex::encode(chars.iter().collect::<String>().as_bytes());
+        let strict = utf16::decode(units);
+        Utf16Case {
+            id,
+            units: units.to_vec(),
+            valid: strict.is_ok(),
+            bytes: strict.as_deref().ok().map(utf8),
+            error_index: strict.err(),
+            lossy: utf8(&utf16::decode_lossy(units)),
             note,
         }
+    }
+
+    /// The expected UTF-8 when valid, or the first unpaired surrogate's
+    /// index.
+    pub fn expected(&self) -> Result<Vec<u8>, usize> {
+        match (&self.bytes, self.error_index) {
+            (Some(b), _) => Ok(hex::decode(b).expect("hex checked at load time")),
+            (None, Some(i)) => Err(i),
+            (None, None) => unreachable!("checked at load time: bytes or error_index"),
+        }
+    }
+
+    /// The expected lossy UTF-8.
+    pub fn expected_lossy(&self) -> Vec<u8> {
+        hex::decode(&self.lossy).expect("hex checked at load time")
     }
 }
 
@@ -315,6 +427,7 @@ impl VectorFile {
                     Case::Decode(d) => serde_json::to_string(d),
                     Case::Stream(t) => serde_json::to_string(t),
                     Case::Encode(e) => serde_json::to_string(e),
+                    Case::Utf16(u) => serde_json::to_string(u),
                 };
                 format!("    {}", json.expect("cases serialise"))
             })
@@ -353,13 +466,13 @@ impl VectorFile {
         let schema = field("schema")?
             .as_u64()
             .ok_or_else(|| err(None, Some("schema"), "must be a number".into()))?;
-        if schema != u64::from(SCHEMA_VERSION) {
+        let Some(&schema) = SCHEMA_VERSIONS.iter().find(|&&v| u64::from(v) == schema) else {
             return Err(err(
                 None,
                 Some("schema"),
-                format!("version {schema} is not supported (expected {SCHEMA_VERSION})"),
+                format!("version {schema} is not supported (this build reads 1 and 2)"),
             ));
-        }
+        };
         let text_field = |name: &str| {
             field(name)?
                 .as_str()
@@ -389,8 +502,8 @@ impl VectorFile {
                 Some(id) => format!("case {id:?} (#{index})"),
                 None => format!("case #{index}"),
             };
-            let case =
-                parse_case(raw).map_err(|(f, m)| err(Some(name.clone()), f.as_deref(), m))?;
+            let case = parse_case(raw, schema)
+                .map_err(|(f, m)| err(Some(name.clone()), f.as_deref(), m))?;
             if !seen.insert(case.id().to_string()) {
                 return Err(err(
                     Some(name),
@@ -401,7 +514,7 @@ impl VectorFile {
             cases.push(case);
         }
         Ok(VectorFile {
-            schema: SCHEMA_VERSION,
+            schema,
             category,
             description,
             references,
@@ -410,10 +523,28 @@ impl VectorFile {
     }
 }
 
+impl VectorFile {
+    /// Brings a version 1 file to version 2: each decode case gains the
+    /// UTF-16 of its own `scalars` and `lossy`. A version 2 file is left
+    /// as it is. What `utf8conform promote` does before it adds a case to
+    /// an older file.
+    pub fn upgrade(&mut self) {
+        if self.schema == SCHEMA_VERSION {
+            return;
+        }
+        for case in &mut self.cases {
+            if let Case::Decode(d) = case {
+                d.fill_utf16();
+            }
+        }
+        self.schema = SCHEMA_VERSION;
+    }
+}
+
 /// What each field of a case may hold, checked before serde reads it: a
 /// field of the wrong type is named in the error, where serde's own
 /// message would not say which.
-fn check_types(raw: &Value) -> Result<(), (Option<String>, String)> {
+fn check_types(raw: &Value, schema: u32) -> Result<(), (Option<String>, String)> {
     let Value::Object(map) = raw else {
         return Err((None, "a case must be a JSON object".into()));
     };
@@ -421,13 +552,30 @@ fn check_types(raw: &Value) -> Result<(), (Option<String>, String)> {
         "encode"
     } else if map.contains_key("chunks") {
         "stream"
+    } else if map.contains_key("units") {
+        "utf16"
     } else {
         "decode"
     };
+    if kind == "utf16" && schema < 2 {
+        return Err((
+            Some("units".into()),
+            "UTF-16 cases need \"schema\": 2".into(),
+        ));
+    }
     let known: &[&str] = match kind {
         "encode" => &["id", "scalar", "bytes", "error", "note"],
         "stream" => &["id", "mode", "chunks", "calls", "error", "note"],
-        _ => &[
+        "utf16" => &[
+            "id",
+            "units",
+            "valid",
+            "bytes",
+            "error_index",
+            "lossy",
+            "note",
+        ],
+        _ if schema < 2 => &[
             "id",
             "bytes",
             "valid",
@@ -437,8 +585,24 @@ fn check_types(raw: &Value) -> Result<(), (Option<String>, String)> {
             "lossy",
             "note",
         ],
+        _ => &[
+            "id",
+            "bytes",
+            "valid",
+            "scalars",
+            "valid_up_to",
+            "error_len",
+            "lossy",
+            "utf16",
+            "lossy_utf16",
+            "note",
+        ],
     };
     let numbers = |v: &Value| v.as_array().is_some_and(|a| a.iter().all(Value::is_u64));
+    let units = |v: &Value| {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|u| u.as_u64().is_some_and(|u| u <= 0xFFFF)))
+    };
     for (key, value) in map {
         if !known.contains(&key.as_str()) {
             return Err((
@@ -455,8 +619,12 @@ fn check_types(raw: &Value) -> Result<(), (Option<String>, String)> {
                 "an object (call, valid_up_to, error_len)",
             ),
             (_, "valid") => (value.is_boolean(), "true or false"),
+            (_, "units" | "utf16" | "lossy_utf16") => {
+                (units(value), "a list of UTF-16 code units (0 to 65535)")
+            }
+            ("utf16", "lossy" | "bytes") => (value.is_string(), "a hex string"),
             (_, "scalars" | "lossy") => (numbers(value), "a list of code points (numbers)"),
-            (_, "valid_up_to" | "scalar") => (value.is_u64(), "a number"),
+            (_, "valid_up_to" | "scalar" | "error_index") => (value.is_u64(), "a number"),
             (_, "error_len") => (value.is_null() || value.is_u64(), "a number or null"),
             (_, "chunks") => (
                 value
@@ -477,9 +645,10 @@ fn check_types(raw: &Value) -> Result<(), (Option<String>, String)> {
     Ok(())
 }
 
-/// Parses one case; on error, the field (if known) and the message.
-fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
-    check_types(raw)?;
+/// Parses one case of a file of version `schema`; on error, the field (if
+/// known) and the message.
+fn parse_case(raw: &Value, schema: u32) -> Result<Case, (Option<String>, String)> {
+    check_types(raw, schema)?;
     let serde_error = |e: serde_json::Error| {
         // serde names the field in messages such as "missing field `valid`".
         let text = e.to_string();
@@ -515,6 +684,35 @@ fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
             _ => return Err((None, "needs exactly one of \"bytes\" and \"error\"".into())),
         }
         return Ok(Case::Encode(case));
+    }
+    if raw.get("units").is_some() {
+        let case: Utf16Case = serde_json::from_value(raw.clone()).map_err(serde_error)?;
+        lowercase_hex("lossy", &case.lossy)?;
+        match (&case.bytes, case.error_index, case.valid) {
+            (Some(b), None, true) => {
+                lowercase_hex("bytes", b)?;
+            }
+            (None, Some(i), false) => {
+                let unpaired = case
+                    .units
+                    .get(i)
+                    .is_some_and(|u| (0xD800..=0xDFFF).contains(u));
+                if !unpaired {
+                    return Err((
+                        Some("error_index".into()),
+                        format!("unit {i} of the input is not a surrogate"),
+                    ));
+                }
+            }
+            _ => {
+                return Err((
+                    None,
+                    "needs \"bytes\" when \"valid\" is true, \"error_index\" when it is false"
+                        .into(),
+                ))
+            }
+        }
+        return Ok(Case::Utf16(case));
     }
     if raw.get("chunks").is_some() {
         let case: StreamCase = serde_json::from_value(raw.clone()).map_err(serde_error)?;
@@ -613,6 +811,32 @@ fn parse_case(raw: &Value) -> Result<Case, (Option<String>, String)> {
             ));
         }
     }
+    if schema >= 2 {
+        // Version 2: the UTF-16 fields are required, and are the UTF-16 of
+        // the case's own scalars (a file whose two spellings of one answer
+        // disagree would hold a decoder to either).
+        for (name, units, scalars) in [
+            ("utf16", &case.utf16, a.scalars.as_deref()),
+            ("lossy_utf16", &case.lossy_utf16, Some(&lossy[..])),
+        ] {
+            match (units, scalars) {
+                (Some(_), None) => return Err((Some(name.into()), "only for valid input".into())),
+                (None, Some(_)) => {
+                    return Err((Some(name.into()), "required in a version 2 file".into()))
+                }
+                (Some(u), Some(s)) if *u != utf16_of(s) => {
+                    return Err((
+                        Some(name.into()),
+                        format!(
+                            "is not the UTF-16 of the case's {} (RFC 2781 §2.1)",
+                            if name == "utf16" { "scalars" } else { "lossy" }
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
     Ok(Case::Decode(case))
 }
 
@@ -675,6 +899,7 @@ pub fn digest(files: &[VectorFile]) -> String {
                 Case::Decode(d) => eat(d.bytes.as_bytes()),
                 Case::Stream(t) => eat(t.chunks.join("|").as_bytes()),
                 Case::Encode(e) => eat(&e.scalar.to_le_bytes()),
+                Case::Utf16(u) => u.units.iter().for_each(|u| eat(&u.to_le_bytes())),
             }
             eat(b";");
         }

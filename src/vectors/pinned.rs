@@ -81,6 +81,18 @@ pub enum Pin {
         /// The refusal, otherwise.
         error: Option<&'static str>,
     },
+    /// A UTF-16 case: its units, their UTF-8 when every surrogate is
+    /// paired, else the first unpaired one's index, and the lossy UTF-8.
+    Utf16 {
+        /// The code units.
+        units: &'static [u16],
+        /// The UTF-8, when valid.
+        bytes: Option<&'static [u8]>,
+        /// The first unpaired surrogate, when not.
+        error_index: Option<usize>,
+        /// Each unpaired surrogate one U+FFFD (EF BF BD).
+        lossy: &'static [u8],
+    },
 }
 
 /// One hand-written expectation for one generated case.
@@ -94,6 +106,30 @@ pub struct Pinned {
     pub source: &'static str,
     /// The expectation.
     pub pin: Pin,
+}
+
+const fn utf16(
+    id: &'static str,
+    source: &'static str,
+    units: &'static [u16],
+    result: Result<&'static [u8], usize>,
+    lossy: &'static [u8],
+) -> Pinned {
+    let (bytes, error_index) = match result {
+        Ok(b) => (Some(b), None),
+        Err(i) => (None, Some(i)),
+    };
+    Pinned {
+        category: "utf16",
+        id,
+        source,
+        pin: Pin::Utf16 {
+            units,
+            bytes,
+            error_index,
+            lossy,
+        },
+    }
 }
 
 const fn valid(
@@ -971,5 +1007,72 @@ pub const PINNED: &[Pinned] = &[
         "RFC 3629 §3",
         0xFFFF_FFFF,
         "out-of-range",
+    ),
+    // UTF-16 → UTF-8: RFC 2781 §2.1's arithmetic done by hand (U' = U -
+    // 0x10000; W1 = 0xD800 + U' >> 10; W2 = 0xDC00 + U' & 0x3FF), then
+    // RFC 3629 §3's table.
+    utf16("utf16-empty", "no input", &[], Ok(b""), b""),
+    utf16(
+        "utf16-u+ffff",
+        "RFC 2781 §2.1 step 1",
+        &[0xFFFF],
+        Ok(b"\xEF\xBF\xBF"),
+        b"\xEF\xBF\xBF",
+    ),
+    utf16(
+        "utf16-u+10000",
+        "RFC 2781 §2.1: U' = 0",
+        &[0xD800, 0xDC00],
+        Ok(b"\xF0\x90\x80\x80"),
+        b"\xF0\x90\x80\x80",
+    ),
+    utf16(
+        "utf16-u+10ffff",
+        "RFC 2781 §2.1: U' = 0xFFFFF",
+        &[0xDBFF, 0xDFFF],
+        Ok(b"\xF4\x8F\xBF\xBF"),
+        b"\xF4\x8F\xBF\xBF",
+    ),
+    utf16(
+        "utf16-u+1f600",
+        "RFC 2781 §2.1: U' = 0xF600",
+        &[0xD83D, 0xDE00],
+        Ok(b"\xF0\x9F\x98\x80"),
+        b"\xF0\x9F\x98\x80",
+    ),
+    utf16(
+        "lone-d800",
+        "RFC 2781 §2.2 step 3",
+        &[0xD800],
+        Err(0),
+        b"\xEF\xBF\xBD",
+    ),
+    utf16(
+        "lone-dc00-middle",
+        "RFC 2781 §2.2 step 2",
+        &[0x41, 0xDC00, 0x42],
+        Err(1),
+        b"A\xEF\xBF\xBDB",
+    ),
+    utf16(
+        "reversed-pair",
+        "RFC 2781 §2.2 steps 2 and 3",
+        &[0xDC00, 0xD800],
+        Err(0),
+        b"\xEF\xBF\xBD\xEF\xBF\xBD",
+    ),
+    utf16(
+        "high-high-low",
+        "RFC 2781 §2.2 step 3, then a pair",
+        &[0xD800, 0xD800, 0xDC00],
+        Err(0),
+        b"\xEF\xBF\xBD\xF0\x90\x80\x80",
+    ),
+    utf16(
+        "high-pair-low",
+        "RFC 2781 §2.2: a pair, then step 2",
+        &[0xD800, 0xDC00, 0xDC00],
+        Err(2),
+        b"\xF0\x90\x80\x80\xEF\xBF\xBD",
     ),
 ];

@@ -60,6 +60,9 @@ pub fn promote(dir: &Path, bytes: &[u8], note: &str) -> Result<Promoted, String>
         return Ok(Promoted::AlreadyThere(existing.id().to_string()));
     }
     let id = case.id.clone();
+    // The new case is written in the current version, so an older file is
+    // brought up to it first (its cases gain their UTF-16 fields).
+    file.upgrade();
     file.cases.push(Case::Decode(case));
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     super::write_atomically(&path, &file.to_json())
@@ -70,6 +73,27 @@ pub fn promote(dir: &Path, bytes: &[u8], note: &str) -> Result<Promoted, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_1_file_is_upgraded_before_a_case_is_added() {
+        let dir = std::env::temp_dir().join(format!("u8c-promote-v1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A version 1 file as an older release wrote it: U+10000 (F0 90 80
+        // 80), which is the pair D800 DC00 in UTF-16.
+        let v1 = r#"{"schema":1,"category":"regressions","description":"d","references":[],"cases":[
+{"id":"old","bytes":"f0908080","valid":true,"scalars":[65536],"lossy":[65536],"note":"n"}]}"#;
+        std::fs::write(dir.join(FILE_NAME), v1).unwrap();
+        promote(&dir, b"\xC0", "C0").unwrap();
+        let text = std::fs::read_to_string(dir.join(FILE_NAME)).unwrap();
+        let file = VectorFile::parse(&dir.join(FILE_NAME), &text).unwrap();
+        assert_eq!(file.schema, 2);
+        let Case::Decode(old) = &file.cases[0] else {
+            panic!()
+        };
+        assert_eq!(old.utf16.as_deref(), Some(&[0xD800, 0xDC00][..]));
+        assert_eq!(old.lossy_utf16.as_deref(), Some(&[0xD800, 0xDC00][..]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn promoting_twice_adds_once_and_the_file_stays_loadable() {
@@ -98,6 +122,9 @@ mod tests {
             (Some(false), Some(0), Some(Some(1)))
         );
         assert_eq!(e.lossy.as_deref(), Some(&[0xFFFD; 4][..]));
+        // In UTF-16 (RFC 2781 §2.1), U+FFFD is one unit.
+        assert_eq!(c.lossy_utf16.as_deref(), Some(&[0xFFFD; 4][..]));
+        assert_eq!(c.utf16, None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
