@@ -109,3 +109,32 @@ fn long_text_with_one_late_error() {
         check(&input);
     }
 }
+
+#[test]
+fn runs_of_three_byte_characters_with_one_fault_anywhere() {
+    // CJK-like text (a SIMD kernel may take twenty 3-byte characters at
+    // once), the run starting 0 to 3 bytes into a block, with one byte
+    // replaced anywhere in its first 200 bytes: by a continuation of
+    // either half of 0x80..=0xBF (the edge of E0's and ED's second byte,
+    // RFC 3629 §4), ASCII, a 2-, 3- or 4-byte lead, 0xE0 or 0xED (whose
+    // next byte may then be out of their range), or a byte that is never
+    // in UTF-8.
+    let chars = [
+        '\u{800}', '\u{D7FF}', '\u{E000}', '\u{FFFF}', '一', '語', '\u{1000}',
+    ];
+    let run: String = (0..100).map(|i| chars[i * 5 % chars.len()]).collect();
+    for lead in 0..4 {
+        let mut base = "a".repeat(lead).into_bytes();
+        base.extend_from_slice(run.as_bytes());
+        check(&base);
+        for at in 0..200 {
+            for byte in [
+                0x80, 0x9F, 0xA0, 0xBF, 0x41, 0xC2, 0xE1, 0xE0, 0xED, 0xF0, 0xFF,
+            ] {
+                let mut input = base.clone();
+                input[lead + at] = byte;
+                check(&input);
+            }
+        }
+    }
+}

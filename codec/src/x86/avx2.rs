@@ -185,7 +185,607 @@ impl Avx2 {
 }
 
 validator!(Avx2, "avx2");
-fused_decoder!(Avx2, "avx2,bmi1,bmi2,popcnt");
+fused_decoder!(
+    Avx2,
+    "avx2,bmi1,bmi2,popcnt",
+    decode_fused,
+    decode_valid_fused
+);
+
+// ---- strict decoding to UTF-32 -------------------------------------------
+
+impl Avx2 {
+    /// Appends the code points of the longest well-formed prefix of `bytes`
+    /// to `out`; the verdict is `validate`'s.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> crate::Verdict {
+        if bytes.len() < 64 + Self::AHEAD {
+            // Too short for a block and its lookahead: the shared loop.
+            return Self::decode_fused(bytes, out);
+        }
+        Self::decode_long(bytes, out)
+    }
+
+    /// [`decode`](Avx2::decode) of an input of a block and its lookahead
+    /// or more. Not inlined, so that the loop's code (its registers and
+    /// layout) does not depend on what else `decode` holds: with the shared
+    /// loop inlined beside it, the group loop ran measurably slower.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline(never)]
+    fn decode_long(bytes: &[u8], out: &mut Vec<u32>) -> crate::Verdict {
+        let at = Self::decode_fixed::<true>(bytes, out);
+        let rest = &bytes[at..];
+        let verdict = Self::validate(rest);
+        if verdict.is_ok() {
+            // SAFETY: `verdict` is this kernel's validation of `rest`.
+            let rest = unsafe { core::str::from_utf8_unchecked(rest) };
+            Self::decode_end(rest, bytes.last_chunk::<64>(), out);
+            return verdict;
+        }
+        let result = verdict.unpack();
+        // SAFETY: `result` is this kernel's validation of `rest`.
+        Self::decode_valid(unsafe { crate::valid_prefix(rest, result) }, out);
+        crate::Verdict::pack(result.map_err(|e| e.shifted(at)))
+    }
+
+    /// Decodes well-formed text.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
+        if text.len() < 64 + Self::AHEAD {
+            return Self::decode_valid_fused(text, out);
+        }
+        Self::decode_valid_long(text, out);
+    }
+
+    /// [`decode_valid`](Avx2::decode_valid) of a block and its lookahead
+    /// or more (not inlined, as [`decode_long`](Avx2::decode_long)).
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline(never)]
+    fn decode_valid_long(text: &str, out: &mut Vec<u32>) {
+        let at = Self::decode_fixed::<false>(text.as_bytes(), out);
+        // `at` is a character boundary.
+        Self::decode_end(&text[at..], text.as_bytes().last_chunk::<64>(), out);
+    }
+
+    /// The end of an input, `text`, at most 82 bytes, whose last 64 bytes
+    /// (if it has that many) are `last`.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn decode_end(mut text: &str, last: Option<&[u8; 64]>, out: &mut Vec<u32>) {
+        if let Some(head) = text.as_bytes().first_chunk::<64>() {
+            if text.len() > 64 {
+                let mut cut = 64;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                Self::decode_span(head, 0, cut, out);
+                text = &text[cut..];
+            }
+        }
+        if text.is_empty() {
+            return;
+        }
+        match last {
+            Some(block) => Self::decode_span(block, 64 - text.len(), 64, out),
+            None => crate::decode::decode_valid_scalar(text, out),
+        }
+    }
+
+    /// Stores the twenty 3-byte characters that are `window[phase..phase +
+    /// 60]`: eight, eight and four, two 32-byte stores and a 16-byte one,
+    /// fixed shuffles, no table.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn twenty_threes(
+        window: &[u8; 64 + Self::AHEAD],
+        phase: usize,
+        lanes: &mut [MaybeUninit<u32>],
+    ) {
+        debug_assert!(phase <= 3);
+        for k in 0..2 {
+            let from = &window[phase + 24 * k..phase + 24 * k + 28];
+            let lanes: &mut [MaybeUninit<u32>; 8] =
+                (&mut lanes[8 * k..8 * k + 8]).try_into().expect("8 lanes");
+            // SAFETY: `from` is 28 readable bytes.
+            unsafe { eight_threes_at(from.as_ptr(), lanes) };
+        }
+        let last: &[u8; 16] = window[phase + 48..phase + 64].try_into().expect("16 bytes");
+        // SAFETY: `last` is 16 readable bytes, the load's width.
+        let last = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
+        super::shuffle::threes(last, &mut lanes[16..20]);
+    }
+
+    /// Whether a block that starts at a character boundary and whose start
+    /// mask is [`TWENTY_THREES`](super::shuffle::TWENTY_THREES) begins with
+    /// twenty well-formed 3-byte characters; `three` is its mask of
+    /// 0xE0..=0xEF. The start mask says the bytes between the starts are
+    /// continuations; RFC 3629 §4's UTF8-3 then asks that each start be
+    /// 0xE0..=0xEF, that 0xE0 be followed by 0xA0..=0xBF (no overlong
+    /// form) and 0xED by 0x80..=0x9F (no surrogate).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn twenty_threes_well_formed(block: &[u8; 64], three: u64) -> bool {
+        const LEADS: u64 = super::shuffle::TWENTY_THREES & ((1 << 60) - 1);
+        let (low, high) = block.split_at(N);
+        let (low, high) = (
+            Self::load(low.try_into().expect("N bytes")),
+            Self::load(high.try_into().expect("N bytes")),
+        );
+        let bits = |v: V| _mm256_movemask_epi8(v) as u32 as u64;
+        let both = |f: &dyn Fn(V) -> V| bits(f(low)) | bits(f(high)) << 32;
+        let e0 = both(&|v| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xE0u8 as i8)));
+        let ed = both(&|v| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xEDu8 as i8)));
+        // 0x80..=0x9F: as signed bytes, below −96.
+        let below_a0 = both(&|v| _mm256_cmpgt_epi8(_mm256_set1_epi8(-96), v));
+        three & LEADS == LEADS
+            && ((e0 & LEADS) << 1) & below_a0 == 0
+            && ((ed & LEADS) << 1) & !below_a0 == 0
+    }
+
+    /// Bytes past a block the loop reads.
+    const AHEAD: usize = 16;
+
+    /// The decoding loop: 64-byte blocks at fixed places (each read with the
+    /// [`AHEAD`](Avx2::AHEAD) bytes after it), checked when `CHECK`, each
+    /// decoded by the characters that start in it. Returns how far it got:
+    /// a character boundary before the first block that failed its check
+    /// or the last that had no lookahead left, with the code points of the
+    /// bytes before it appended to `out`.
+    ///
+    /// A block is one of:
+    /// - ASCII: widened, 64 bytes a step, as long as the blocks stay ASCII;
+    /// - twenty 3-byte characters (CJK text), from a character boundary or
+    ///   after the continuations of the character the block before took:
+    ///   fixed shuffles, and the next block starts after them, so that CJK
+    ///   text keeps to this path;
+    /// - otherwise four 16-byte groups, each taking the characters that
+    ///   start in it (reading up to 3 bytes past it), by the widest kind
+    ///   in the block: widening or 1- to 2-byte words, 3-byte shuffles or
+    ///   1- to 3-byte words, or 4-byte windows. The groups' positions do
+    ///   not depend on how many bytes the one before took, so the block's
+    ///   work has no chain through them; a character the last group takes
+    ///   may end in the next block, which begins after it.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn decode_fixed<const CHECK: bool>(bytes: &[u8], out: &mut Vec<u32>) -> usize {
+        let len = bytes.len();
+        out.reserve(len);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..len];
+        let (mut at, mut written) = (0, 0);
+        // Whether `at` is known to be a character boundary after complete
+        // characters (not only the end of a block of groups, which may cut
+        // one the block decoded).
+        let mut boundary = true;
+        while let Some(window) = bytes.get(at..at + 64 + Self::AHEAD) {
+            let window: &[u8; 64 + Self::AHEAD] = window.try_into().expect("a block and more");
+            let block: &[u8; 64] = window[..64].try_into().expect("64 bytes");
+            let (non_ascii, starts, four) = Self::masks(block);
+            let three = Self::three_byte_leads(block);
+            if non_ascii == 0 {
+                if CHECK && at > 0 {
+                    let before: &[u8; N] = bytes[at - N..at].try_into().expect("N bytes");
+                    if Self::incomplete(Self::load(before)) {
+                        break;
+                    }
+                }
+                let mut block = block;
+                loop {
+                    let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
+                        .try_into()
+                        .expect("64 lanes");
+                    Self::widen64(block, lanes);
+                    at += 64;
+                    written += 64;
+                    match bytes.get(at..at + 64 + Self::AHEAD) {
+                        Some(next) => {
+                            block = next[..64].try_into().expect("64 bytes");
+                            if Self::masks(block).0 != 0 {
+                                break;
+                            }
+                        }
+                        None => break,
+                    }
+                }
+                boundary = true;
+                continue;
+            }
+            // Twenty 3-byte characters in a row (CJK text) from a boundary:
+            // their leads, the continuations after them and the two
+            // narrowed second-byte ranges are the whole check.
+            const RUN: u64 = (1 << 61) - 1;
+            if boundary
+                && starts & RUN == super::shuffle::TWENTY_THREES
+                && (!CHECK || Self::twenty_threes_well_formed(block, three))
+            {
+                Self::twenty_threes(window, 0, &mut dst[written..written + 20]);
+                at += 60;
+                written += 20;
+                continue;
+            }
+            if CHECK {
+                let (low, high) = block.split_at(N);
+                let low = Self::load(low.try_into().expect("N bytes"));
+                let high_errors = Self::errors_in_place(
+                    window[N - 3..2 * N].try_into().expect("3 + N bytes"),
+                    Self::load(high.try_into().expect("N bytes")),
+                );
+                let low_errors = if at == 0 {
+                    Self::errors(low, Self::zero())
+                } else {
+                    Self::errors_in_place(
+                        bytes[at - 3..at + N].try_into().expect("3 + N bytes"),
+                        low,
+                    )
+                };
+                if Self::any(Self::or(low_errors, high_errors)) {
+                    break;
+                }
+            }
+            // The same after the first start, the continuations of a
+            // character the block before decoded (checked above), so that
+            // CJK text comes back to a boundary.
+            let phase = starts.trailing_zeros() as usize;
+            if phase <= 3 && (starts >> phase) & RUN == super::shuffle::TWENTY_THREES {
+                Self::twenty_threes(window, phase, &mut dst[written..written + 20]);
+                at += phase + 60;
+                written += 20;
+                boundary = true;
+                continue;
+            }
+            boundary = false;
+            macro_rules! group {
+                ($pos:literal, $kind:ident) => {{
+                    let lanes: &mut [MaybeUninit<u32>; 16] =
+                        (&mut dst[written..written + 16]).try_into().expect("16 lanes");
+                    let from = window[$pos..$pos + 19].as_ptr();
+                    let starts = (starts >> $pos) as u16;
+                    // SAFETY: `from` is `window[$pos..]`, at least 32 readable
+                    // bytes.
+                    written += unsafe { group!(@$kind, $pos, from, starts, lanes) };
+                }};
+                (@four, $pos:literal, $from:ident, $starts:ident, $lanes:ident) => {
+                    window16_at($from, $starts, $lanes)
+                };
+                (@three, $pos:literal, $from:ident, $starts:ident, $lanes:ident) => {
+                    if $starts & !((three >> $pos) as u16) == 0 {
+                        threes_at($from, $starts, $lanes)
+                    } else {
+                        bmp16_at($from, $starts, $lanes)
+                    }
+                };
+                (@two, $pos:literal, $from:ident, $starts:ident, $lanes:ident) => {
+                    if (non_ascii >> $pos) as u16 == 0 {
+                        widen16_at($from, $lanes)
+                    } else {
+                        bmp16_at($from, $starts, $lanes)
+                    }
+                };
+            }
+            if four | three == 0 {
+                group!(0, two);
+                group!(16, two);
+                group!(32, two);
+                group!(48, two);
+            } else if four != 0 {
+                group!(0, four);
+                group!(16, four);
+                group!(32, four);
+                group!(48, four);
+            } else {
+                group!(0, three);
+                group!(16, three);
+                group!(32, three);
+                group!(48, three);
+            }
+            at += 64;
+        }
+        if let Some(lead) = open_lead(bytes, at) {
+            at = lead;
+            written -= 1;
+        }
+        // SAFETY: the first `written` lanes of the spare capacity hold the
+        // code points of `bytes[..at]`.
+        unsafe { out.set_len(base + written) };
+        at
+    }
+}
+
+/// `vpmovzxbw`: the 16 bytes at `p` as 16-bit words.
+///
+/// The loads of the decoding loop's windows are written as instructions
+/// the compiler cannot see into: as plain loads, at fixed offsets inside a
+/// block that was already loaded whole, the compiler rebuilt them from that
+/// block's registers by shifts in general registers.
+///
+/// # Safety
+/// `p` must be valid for 16 bytes of reads.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn words_at(p: *const u8) -> V {
+    let v: V;
+    // SAFETY: 16 readable bytes at `p` (the caller's contract); the
+    // instruction has no alignment requirement and touches nothing else.
+    unsafe {
+        core::arch::asm!(
+            "vpmovzxbw {v}, xmmword ptr [{p}]",
+            p = in(reg) p,
+            v = out(ymm_reg) v,
+            options(pure, readonly, nostack, preserves_flags)
+        )
+    };
+    v
+}
+
+/// `vbroadcasti128`: the 16 bytes at `p` in both halves (see [`words_at`]).
+///
+/// # Safety
+/// `p` must be valid for 16 bytes of reads.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn broadcast_at(p: *const u8) -> V {
+    let v: V;
+    // SAFETY: as in `words_at`.
+    unsafe {
+        core::arch::asm!(
+            "vbroadcasti128 {v}, xmmword ptr [{p}]",
+            p = in(reg) p,
+            v = out(ymm_reg) v,
+            options(pure, readonly, nostack, preserves_flags)
+        )
+    };
+    v
+}
+
+/// `vpmovzxbd`: the 8 bytes at `p` as 32-bit lanes (see [`words_at`]).
+///
+/// # Safety
+/// `p` must be valid for 8 bytes of reads.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn dwords_at(p: *const u8) -> V {
+    let v: V;
+    // SAFETY: 8 readable bytes at `p` (the caller's contract), as in
+    // `words_at`.
+    unsafe {
+        core::arch::asm!(
+            "vpmovzxbd {v}, qword ptr [{p}]",
+            p = in(reg) p,
+            v = out(ymm_reg) v,
+            options(pure, readonly, nostack, preserves_flags)
+        )
+    };
+    v
+}
+
+/// Stores the 16 ASCII bytes at `p` as 16 code points.
+///
+/// # Safety
+/// `p` must be valid for 16 bytes of reads.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn widen16_at(p: *const u8, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
+    // SAFETY: 16 readable bytes at `p`; `lanes` is 16 writable lanes, two
+    // 32-byte stores.
+    unsafe {
+        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), dwords_at(p));
+        _mm256_storeu_si256(lanes[8..].as_mut_ptr().cast(), dwords_at(p.add(8)));
+    }
+    16
+}
+
+/// [`bmp16`](Avx2::bmp16) on the 16 bytes at `p` (and the 2 after them).
+///
+/// # Safety
+/// `p` must be valid for 18 bytes of reads.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn bmp16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
+    use super::shuffle::WORDS;
+    // SAFETY: `p[0..18]` is readable: each load reads 16 bytes of it.
+    let [first, second, third] = unsafe { [words_at(p), words_at(p.add(1)), words_at(p.add(2))] };
+    let word = |w: i16| _mm256_set1_epi16(w);
+    let second6 = _mm256_and_si256(second, word(0x3F));
+    // The lead and the next byte, `b0·2⁶ + b1` (the lead unmasked): its low
+    // 11 bits are a 2-byte character's value (5 bits of the lead); moved on
+    // by 6 with the third byte's 6 bits, its 16 bits are a 3-byte one's (4
+    // bits of the lead: the shift drops the rest). RFC 3629 §3.
+    let joined = _mm256_or_si256(_mm256_slli_epi16::<6>(first), second6);
+    let two = _mm256_and_si256(joined, word(0x7FF));
+    let three = _mm256_or_si256(
+        _mm256_slli_epi16::<6>(joined),
+        _mm256_and_si256(third, word(0x3F)),
+    );
+    let values = _mm256_blendv_epi8(
+        first,
+        _mm256_blendv_epi8(two, three, _mm256_cmpgt_epi16(first, word(0xDF))),
+        _mm256_cmpgt_epi16(first, word(0x7F)),
+    );
+    let (low, high) = (usize::from(starts as u8), usize::from((starts >> 8) as u8));
+    // SAFETY: the controls are 16-byte statics.
+    let control = unsafe {
+        _mm256_loadu2_m128i(
+            WORDS[high].shuffle.as_ptr().cast(),
+            WORDS[low].shuffle.as_ptr().cast(),
+        )
+    };
+    let packed = _mm256_shuffle_epi8(values, control);
+    let kept = low.count_ones() as usize;
+    // SAFETY: `lanes[0..8]` and `lanes[kept..kept + 8]` (kept ≤ 8) are 8
+    // writable lanes each, 32 bytes, a store's width.
+    unsafe {
+        _mm256_storeu_si256(
+            lanes.as_mut_ptr().cast(),
+            _mm256_cvtepu16_epi32(_mm256_castsi256_si128(packed)),
+        );
+        _mm256_storeu_si256(
+            lanes[kept..kept + 8].as_mut_ptr().cast(),
+            _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(packed)),
+        );
+    }
+    kept + high.count_ones() as usize
+}
+
+/// Decodes the characters that start in the 16 bytes at `p` when all of
+/// them are 3-byte characters (`starts`, the start mask, says where: every
+/// third byte from the first start, 0 to 3): two fixed shuffles of 12 bytes
+/// each from the first start, no table.
+///
+/// # Safety
+/// `p` must be valid for 31 bytes of reads.
+#[target_feature(enable = "avx2,bmi1,popcnt")]
+#[inline]
+unsafe fn threes_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
+    let phase = starts.trailing_zeros() as usize;
+    debug_assert!(phase <= 3);
+    let lanes: &mut [MaybeUninit<u32>; 8] = (&mut lanes[..8]).try_into().expect("8 lanes");
+    // SAFETY: `p[phase..phase + 28]` is readable (`phase` ≤ 3).
+    unsafe { eight_threes_at(p.add(phase), lanes) };
+    starts.count_ones() as usize
+}
+
+/// Stores the eight 3-byte characters that are the 24 bytes at `p` as
+/// code points: 12 bytes in each half of a register, one fixed shuffle,
+/// no table (RFC 3629 §3: 4 payload bits of the lead, 6 of each
+/// continuation).
+///
+/// # Safety
+/// `p` must be valid for 28 bytes of reads (each half loads 16).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn eight_threes_at(p: *const u8, lanes: &mut [MaybeUninit<u32>; 8]) {
+    // SAFETY: `p[0..28]` is readable.
+    let window = unsafe { _mm256_loadu2_m128i(p.add(12).cast(), p.cast()) };
+    // Per lane, the character's last byte lowest, its lead third, then 0.
+    let control = _mm256_setr_epi8(
+        2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1, 2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6,
+        -1, 11, 10, 9, -1,
+    );
+    let bits = _mm256_and_si256(
+        _mm256_shuffle_epi8(window, control),
+        _mm256_set1_epi32(0x000F_3F3F),
+    );
+    let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
+    let values = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001));
+    // SAFETY: `lanes` is 8 writable lanes, the store's width.
+    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), values) };
+}
+
+/// Per 8-bit mask, the `vpermd` control that packs the 32-bit lanes of the
+/// mask's set bits to the front ([`PACK32`] widened to lanes).
+static PACK_LANES: [Lanes; 256] = {
+    let mut out = [Lanes([0; 8]); 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let bits = super::set_bits(mask);
+        let mut i = 0;
+        while i < 8 {
+            out[mask].0[i] = bits[i] as u32;
+            i += 1;
+        }
+        mask += 1;
+    }
+    out
+};
+
+/// A register's worth of 32-bit lanes, aligned for one load.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Lanes([u32; 8]);
+
+/// [`window16`](Avx2::window16) on the 16 bytes at `p` (and the 3 after
+/// them).
+///
+/// # Safety
+/// `p` must be valid for 19 bytes of reads.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
+    /// Per lane `j`, bytes `j + 3, j + 2, j + 1, j` (the lead on top) of the
+    /// 16 bytes from `base` in both halves: lanes 0–7 from base 0, lanes
+    /// 8–15 from base 3.
+    const fn gather(base: usize) -> [u8; 32] {
+        let mut out = [0; 32];
+        let mut i = 0;
+        while i < 32 {
+            let lane = i / 4 + if base == 0 { 0 } else { 8 };
+            out[i] = (lane + 3 - i % 4 - base) as u8;
+            i += 1;
+        }
+        out
+    }
+    const GATHER: [[u8; 32]; 2] = [gather(0), gather(3)];
+    // Looked up by a lane's index (the lead's high nibble in the top byte,
+    // 8, a continuation's, in the others): the lead's payload mask and 0x3F
+    // below it; and 8 times the shift that drops the bytes it does not have,
+    // in the top byte (a multiple of 8, so that the shift that takes it out
+    // leaves a count the compiler knows is below 32).
+    const LEAD_MASKS: [u8; 32] = super::repeat::<32>(super::PAYLOAD);
+    const SHIFTS: [u8; 32] = {
+        let mut t = [0; 16];
+        let mut n = 0;
+        while n < 16 {
+            t[n] = super::LENGTH_SHIFT[n] * 8;
+            n += 1;
+        }
+        super::repeat::<32>(t)
+    };
+    let table = |t: &[u8; 32]| Avx2::load(t);
+    let mut written = 0;
+    for (half, gather) in GATHER.iter().enumerate() {
+        // SAFETY: `p[3·half..3·half + 16]` is readable (`half` ≤ 1).
+        let window = unsafe { broadcast_at(p.add(3 * half)) };
+        let x = _mm256_shuffle_epi8(window, table(gather));
+        let index = _mm256_or_si256(
+            _mm256_and_si256(_mm256_srli_epi32::<4>(x), _mm256_set1_epi32(0x0F00_0000)),
+            _mm256_set1_epi32(0x0008_0808),
+        );
+        let bits = _mm256_and_si256(x, _mm256_shuffle_epi8(table(&LEAD_MASKS), index));
+        let shift = _mm256_srli_epi32::<27>(_mm256_shuffle_epi8(table(&SHIFTS), index));
+        // b3 + 64·b2 and b1 + 64·b0, then the pairs + 4096·…
+        let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
+        let joined = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001));
+        let values = _mm256_srlv_epi32(joined, shift);
+        let mask = usize::from((starts >> (8 * half)) as u8);
+        // SAFETY: a `Lanes` is 32 aligned bytes.
+        let control = unsafe { _mm256_load_si256(PACK_LANES[mask].0.as_ptr().cast()) };
+        let out: &mut [MaybeUninit<u32>; 8] = (&mut lanes[written..written + 8])
+            .try_into()
+            .expect("8 lanes");
+        // SAFETY: `out` is 8 writable lanes, 32 bytes, the store's width.
+        unsafe {
+            _mm256_storeu_si256(
+                out.as_mut_ptr().cast(),
+                _mm256_permutevar8x32_epi32(values, control),
+            )
+        };
+        written += mask.count_ones() as usize;
+    }
+    written
+}
+
+/// The lead of a character that starts before `at` and ends after it, if
+/// any.
+#[inline]
+fn open_lead(bytes: &[u8], at: usize) -> Option<usize> {
+    for k in 1..=at.min(3) {
+        let byte = bytes[at - k];
+        if byte < 0x80 {
+            return None;
+        }
+        if byte >= 0xC0 {
+            let length = if byte >= 0xF0 {
+                4
+            } else if byte >= 0xE0 {
+                3
+            } else {
+                2
+            };
+            return (length > k).then_some(at - k);
+        }
+    }
+    None
+}
 
 // ---- lossy decoding to UTF-8 ([`lossy_decoder!`]) ------------------------
 
@@ -454,6 +1054,24 @@ impl Avx2 {
         window16_in([load(0), load(3)], starts, lanes)
     }
 
+    /// A 64-byte block's leads of 3-byte characters (0xE0..=0xEF: as signed
+    /// bytes, −32..=−17).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn three_byte_leads(block: &[u8; 64]) -> u64 {
+        let (low, high) = block.split_at(N);
+        let (low, high) = (
+            Self::load(low.try_into().expect("N bytes")),
+            Self::load(high.try_into().expect("N bytes")),
+        );
+        let leads = |v: V| {
+            let at_least = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33));
+            let four = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(-17));
+            _mm256_movemask_epi8(_mm256_andnot_si256(four, at_least)) as u32 as u64
+        };
+        leads(low) | leads(high) << 32
+    }
+
     /// A 64-byte block's non-ASCII bytes, character starts (every byte but a
     /// continuation, 0x80..=0xBF: as signed bytes, those are ≤ −65) and leads
     /// of 4-byte characters (0xF0..=0xFF: as signed bytes, > −17 and not
@@ -474,22 +1092,6 @@ impl Avx2 {
             above(low, -65) | above(high, -65) << 32,
             (above(low, -17) | above(high, -17) << 32) & non_ascii,
         )
-    }
-
-    /// Appends the code points of the characters that start in `block[from..]`
-    /// to `out`, where `block` is the input's last 64 bytes and `block[from..]`
-    /// (`from` < 64) is well-formed from a character boundary: the end of the
-    /// input that [`super::shuffle::decode_blocks!`]'s loop leaves (less than
-    /// a block), decoded by the loop's own steps instead of the scalar loop
-    /// (Latin, emoji and mixed text, 64 bytes: the scalar loop took a third of
-    /// the call's instructions, counted by callgrind). Returns true: it always
-    /// takes them (the SSE4.1 kernel's counterpart never does).
-    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-    #[inline]
-    fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
-        debug_assert!(from < 64);
-        Self::decode_span(block, from, 64, out);
-        true
     }
 }
 
@@ -635,6 +1237,17 @@ impl Avx2 {
     /// their counts alone. The last window has no bytes after it to read: its
     /// copies moved on by 1 to 3 bytes are shifts of the window (zeros come
     /// in), and none of its characters needs a byte past the end of the span.
+    /// Decodes the well-formed characters of `block[from..]`, the end of
+    /// the input: [`fused_decoder!`]'s `decode_tail`, which this kernel
+    /// always takes.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn decode_tail(block: &[u8; 64], from: usize, out: &mut Vec<u32>) -> bool {
+        debug_assert!(from < 64);
+        Self::decode_span(block, from, 64, out);
+        true
+    }
+
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
     #[inline]
     fn decode_span(block: &[u8; 64], from: usize, to: usize, out: &mut Vec<u32>) {

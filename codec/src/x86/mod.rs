@@ -211,11 +211,16 @@ const fn incomplete_max<const W: usize>() -> [u8; W] {
 /// the checks run in otherwise idle units.
 macro_rules! fused_decoder {
     ($isa:ident, $features:literal) => {
+        $crate::x86::fused_decoder!($isa, $features, decode, decode_valid);
+    };
+    // With names for the two functions: a kernel that has a decoding loop
+    // of its own for long inputs keeps this one for the rest.
+    ($isa:ident, $features:literal, $decode:ident, $decode_valid:ident) => {
         impl $isa {
             /// Appends the code points of the longest well-formed prefix of
             /// `bytes` to `out`; the verdict is `validate`'s.
             #[target_feature(enable = $features)]
-            pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u32>) -> $crate::Verdict {
+            pub(crate) fn $decode(bytes: &[u8], out: &mut Vec<u32>) -> $crate::Verdict {
                 let (at, checked_to) =
                     $crate::x86::shuffle::decode_blocks!($isa, bytes, out, |block: &[u8; 64]| {
                         let (mut prev, mut flags) = ($isa::zero(), $isa::zero());
@@ -251,7 +256,7 @@ macro_rules! fused_decoder {
                 }
                 let result = verdict.unpack();
                 // SAFETY: `result` is this kernel's validation of `rest`.
-                Self::decode_valid(unsafe { $crate::valid_prefix(rest, result) }, out);
+                Self::$decode_valid(unsafe { $crate::valid_prefix(rest, result) }, out);
                 $crate::Verdict::pack(result.map_err(|e| e.shifted(at)))
             }
 
@@ -260,7 +265,7 @@ macro_rules! fused_decoder {
             ///
             /// [`decode_blocks!`]: $crate::x86::shuffle::decode_blocks!
             #[target_feature(enable = $features)]
-            pub(crate) fn decode_valid(text: &str, out: &mut Vec<u32>) {
+            pub(crate) fn $decode_valid(text: &str, out: &mut Vec<u32>) {
                 let (at, _) =
                     $crate::x86::shuffle::decode_blocks!($isa, text.as_bytes(), out, |_| true);
                 // `at` is a character boundary of the `&str`.
