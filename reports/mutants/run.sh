@@ -7,7 +7,8 @@
 #
 # Groups (the files, of those .cargo/mutants.toml examines, then the tests
 # each mutant runs):
-#   codec      codec/src/*.rs (not x86/)    codec: lib tests + codec/tests/*
+#   codec      codec/src/*.rs               codec: lib tests + codec/tests/*
+#              codec/src/utf16/*.rs (not x86/)
 #   reference  src/reference/*.rs           utf8conform: lib tests + tests/exhaustive.rs
 #   kit        src/differential.rs src/level.rs src/audit/classify.rs
 #              src/audit/mod.rs (level/flag logic) src/vectors/run.rs
