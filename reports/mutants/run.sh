@@ -7,7 +7,8 @@
 #
 # Groups (the files, of those .cargo/mutants.toml examines, then the tests
 # each mutant runs):
-#   codec      codec/src/*.rs (not x86/)    codec: lib tests + codec/tests/*
+#   codec      codec/src/*.rs               codec: lib tests + codec/tests/*
+#              codec/src/utf16/*.rs (not x86/)
 #   reference  src/reference/*.rs           utf8conform: lib tests + tests/exhaustive.rs
 #   kit        src/differential.rs src/level.rs src/audit/classify.rs
 #              src/audit/mod.rs (level/flag logic) src/vectors/run.rs
@@ -25,7 +26,11 @@
 # keeps what it tested (default 0: no limit); MUTANTS_MEMORY_LIMIT is the
 # `ulimit -v` (KiB) of cargo-mutants and all it runs (default 8 GiB), so
 # that a mutant whose loop pushes without end aborts its test binary
-# (caught) instead of filling the machine's memory.
+# (caught) instead of filling the machine's memory; MUTANTS_PART names the
+# part a run is (codec-f: target/mutants/codec-f and reports/mutants/codec-f,
+# default the group's own name), so that a group run in parts (other files,
+# mutants run again) keeps every part's results: summarize.py reads them all,
+# a later part (in name order) having the last word on a mutant both ran.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -52,36 +57,37 @@ args() {
 
 for g in "${groups[@]}"; do
     a=$(args "$g")
+    part=${MUTANTS_PART:-$g}
     # shellcheck disable=SC2086 # a and MUTANTS_ARGS are word lists (globs quoted by cargo-mutants)
     if [ "$LIST" = 1 ]; then
         printf '%-10s %s mutants\n' "$g" "$(set -f; cargo mutants --list ${a%% -- *} ${MUTANTS_ARGS:-} | wc -l)"
         continue
     fi
-    out=target/mutants/$g
+    out=target/mutants/$part
     if [ -f "$out/mutants.out/outcomes.json" ] && [ "${MUTANTS_RERUN:-0}" != 1 ] &&
         ! grep -q '"end_time": null' "$out/mutants.out/outcomes.json"; then
-        echo "== $g: done before ($out), skipped (MUTANTS_RERUN=1 runs it again)"
+        echo "== $part: done before ($out), skipped (MUTANTS_RERUN=1 runs it again)"
         continue
     fi
-    echo "== $g: $(date -u +%FT%TZ)"
-    mkdir -p "$out" "reports/mutants/$g"
+    echo "== $part: $(date -u +%FT%TZ)"
+    mkdir -p "$out" "reports/mutants/$part"
     # The mutants this run is to test, so that a run stopped early says
     # which it did not reach.
-    (set -f; cargo mutants --list ${MUTANTS_ARGS:-} ${a%% -- *}) >"reports/mutants/$g/planned.txt"
+    (set -f; cargo mutants --list ${MUTANTS_ARGS:-} ${a%% -- *}) >"reports/mutants/$part/planned.txt"
     start=$(date +%s)
     status=0
     (set -f; ulimit -v "${MUTANTS_MEMORY_LIMIT:-8388608}"
         timeout -s INT "${MUTANTS_TIME_LIMIT:-0}" nice -n 10 cargo mutants --no-shuffle -j "${MUTANTS_JOBS:-1}" \
         --output "$out" ${MUTANTS_ARGS:-} ${a%% -- *} -- ${a#* -- }) || status=$?
-    echo "== $g: exit $status after $(( $(date +%s) - start )) s"
+    echo "== $part: exit $status after $(( $(date +%s) - start )) s"
     # 0: all caught; 2: some missed; 3: some timed out; 124: stopped at
     # MUTANTS_TIME_LIMIT (what ran is kept). Anything else failed.
     case $status in 0 | 2 | 3 | 124) ;; *) exit "$status" ;; esac
     for f in caught missed timeout unviable; do
-        cp "$out/mutants.out/$f.txt" "reports/mutants/$g/$f.txt"
+        cp "$out/mutants.out/$f.txt" "reports/mutants/$part/$f.txt"
     done
-    cp "$out/mutants.out/outcomes.json" "reports/mutants/$g/outcomes.json"
+    cp "$out/mutants.out/outcomes.json" "reports/mutants/$part/outcomes.json"
     # What this run was asked for (summarize.py prints it with the run).
-    printf '%s\n' "cargo mutants ${MUTANTS_ARGS:-} ${a%% -- *} -- ${a#* -- }" >"reports/mutants/$g/command.txt"
+    printf '%s\n' "cargo mutants ${MUTANTS_ARGS:-} ${a%% -- *} -- ${a#* -- }" >"reports/mutants/$part/command.txt"
 done
 [ "$LIST" = 1 ] || python3 reports/mutants/summarize.py
