@@ -62,6 +62,25 @@ fn store64(dst: &mut [MaybeUninit<u8>], v: V) {
     unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) }
 }
 
+/// The `vpermt2b` control that takes the low byte of each 16-bit lane of
+/// two registers, the first's then the second's: byte `i` from byte `2i`
+/// of the 128 (the second register's bytes are 64 to 127).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn low_bytes() -> V {
+    const CONTROL: [u8; N] = {
+        let mut c = [0u8; N];
+        let mut i = 0;
+        while i < N {
+            c[i] = (2 * i) as u8;
+            i += 1;
+        }
+        c
+    };
+    // SAFETY: `CONTROL` is 64 readable bytes, the load's width.
+    unsafe { _mm512_loadu_si512(CONTROL.as_ptr().cast()) }
+}
+
 /// The bits of the first `n` (≤ 64) positions.
 #[inline]
 fn first_bits(n: usize) -> u64 {
@@ -110,13 +129,34 @@ impl Utf16Vbmi2 {
             let non_ascii = _mm512_cmpge_epu16_mask(x, splat16(0x80));
             if non_ascii == 0 {
                 let bytes = _mm512_cvtepi16_epi8(x);
-                let dst: &mut [MaybeUninit<u8>; 32] = (&mut dst[written..written + 32])
+                let first: &mut [MaybeUninit<u8>; 32] = (&mut dst[written..written + 32])
                     .try_into()
                     .expect("32 bytes");
-                // SAFETY: `dst` is 32 writable bytes, the store's width.
-                unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), bytes) };
+                // SAFETY: `first` is 32 writable bytes, the store's width.
+                unsafe { _mm256_storeu_si256(first.as_mut_ptr().cast(), bytes) };
                 written += n;
                 at += n;
+                // ASCII text: 64 units a step while it lasts, narrowed and
+                // joined by one two-register byte permutation, one store.
+                while let Some(pair) = units.get(at..at + 2 * STEP) {
+                    let pair: &[u16; 2 * STEP] = pair.try_into().expect("64 units");
+                    // SAFETY: `pair` is 128 readable bytes, two loads' width.
+                    let (a, b) = unsafe {
+                        (
+                            _mm512_loadu_si512(pair.as_ptr().cast()),
+                            _mm512_loadu_si512(pair[STEP..].as_ptr().cast()),
+                        )
+                    };
+                    if _mm512_test_epi16_mask(_mm512_or_si512(a, b), splat16(0xFF80)) != 0 {
+                        break;
+                    }
+                    store64(
+                        &mut dst[written..],
+                        _mm512_permutex2var_epi8(a, low_bytes(), b),
+                    );
+                    written += 2 * STEP;
+                    at += 2 * STEP;
+                }
                 continue;
             }
             let top = _mm512_and_si512(x, splat16(0xFC00));
