@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | [`differential`](fn@differential), [`differential_with`] | V P S | every decoder, on every strict field it claims |
 //! | [`lossy`], [`lossy_with`] | R | every decoder's lossy output, one U+FFFD per maximal subpart; [`lossy`] also every codec kernel's own methods against std |
-//! | [`chunking`](fn@chunking), [`chunking_with`] | C | every streaming decoder, call by call, over any split |
+//! | [`chunking`](fn@chunking), [`chunking_with`] | C (U) | every streaming decoder, call by call, over any split; [`chunking`](fn@chunking) also the codec's decoder reused for several runs |
 //! | [`encode`], [`encode_with`] | E | every encoder on scalars and non-scalars |
 //! | [`roundtrip`] | V E | decode ∘ encode and encode ∘ decode are the identity (codec, reference) |
 //! | [`utf16`](fn@utf16) | V P S R C E | the codec's UTF-8 ↔ UTF-16 conversions (and each kernel's) against std, encoding_rs and simdutf |
