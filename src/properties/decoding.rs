@@ -122,9 +122,10 @@ pub fn differential_with(decoders: &[&dyn Decoder], bytes: &[u8]) {
 /// U+FFFD per maximal subpart (so the count of U+FFFD is the number of
 /// subparts plus the U+FFFDs the input spelled out); and that output is
 /// valid UTF-8 to the codec and the reference. And every codec kernel
-/// this CPU runs, through its own methods ([`codec::Kernel`]), decodes
-/// `bytes` (strict, lossy, streaming; and `bytes` repeated past the
-/// engine's 16 KiB span) as std does.
+/// this CPU runs (one, picked by the length, on an input over 256
+/// bytes), through its own methods ([`codec::Kernel`]), decodes `bytes`
+/// (strict, lossy, streaming) as std does, and so do the codec's streams
+/// on `bytes` after more than the engine's 16 KiB span of text.
 ///
 /// ```
 /// utf8conform::properties::lossy(b"\xF1\x80\x80\xE1\x80\xC2\x41 \xEF\xBF\xBD");
