@@ -45,7 +45,11 @@ macro_rules! check {
 /// The property (see the module's doc).
 pub fn variants(data: &[u8]) {
     static KNOWN: Once = Once::new();
-    KNOWN.call_once(wtf8_bytes_are_what_the_spec_says);
+    KNOWN.call_once(|| {
+        wtf8_bytes_are_what_the_spec_says();
+        names_are_the_report_schemas();
+    });
+    names(data);
     let units: Vec<u16> = data
         .chunks_exact(2)
         .map(|p| u16::from_le_bytes([p[0], p[1]]))
@@ -57,6 +61,58 @@ pub fn variants(data: &[u8]) {
     surrogatepass(&units);
     surrogateescape(data);
     rfc2279(data);
+}
+
+/// The formats' names, in `Format::ALL`'s order, as the report's schema
+/// spells them (`src/report.schema.json`, `variants`' enum), which is also
+/// what adapters.toml's `format` takes.
+const SCHEMA_NAMES: [&str; 7] = [
+    "utf-8",
+    "rfc2279",
+    "cesu-8",
+    "modified-utf-8",
+    "wtf-8",
+    "surrogatepass",
+    "surrogateescape",
+];
+
+/// Each format's name is the schema's, parses back to it, and its
+/// specification is named (UTF-8's is RFC 3629, RFC 2279's RFC 2279).
+fn names_are_the_report_schemas() {
+    for (f, want) in Format::ALL.into_iter().zip(SCHEMA_NAMES) {
+        let spec = f.specification();
+        check!(
+            f.name() == want
+                && Format::parse(want) == Some(f)
+                && !spec.is_empty()
+                && (f != Format::Utf8 || spec.contains("3629"))
+                && (f != Format::Rfc2279 || spec.contains("2279")),
+            f,
+            want.as_bytes(),
+            "named {:?} (the schema: {want:?}), parse gives {:?}, specification {spec:?}",
+            f.name(),
+            Format::parse(want)
+        );
+    }
+}
+
+/// The input read as a name: a format exactly when it is one of the
+/// schema's names.
+fn names(data: &[u8]) {
+    let Ok(text) = core::str::from_utf8(data) else {
+        return;
+    };
+    let want = SCHEMA_NAMES
+        .iter()
+        .position(|n| *n == text)
+        .map(|i| Format::ALL[i]);
+    let got = Format::parse(text);
+    check!(
+        got == want,
+        want.or(got).unwrap_or_default(),
+        data,
+        "parse({text:?}) gave {got:?}, the schema's names give {want:?}"
+    );
 }
 
 fn values(text: &str) -> Vec<u32> {

@@ -7,8 +7,9 @@ use super::expected::{strict_of, walk_reference, Walk};
 use super::fast::builtins;
 use super::finding::{chars_u32, fail_plain, show_strict};
 use crate::decoder::{Decoder, Path};
+use crate::decoders::{drive, drive_reuse};
 use crate::differential::{self, show_scalars, Field};
-use crate::outcome::StreamRun;
+use crate::outcome::{StreamMode, StreamRun};
 use crate::reference::{self, Sequence};
 use utf8conform_codec as codec;
 
@@ -18,7 +19,10 @@ use utf8conform_codec as codec;
 /// every mode it claims; and the codec's [`codec::StreamDecoder`] gives
 /// what one-shot decoding gives, emits exactly the scalars before its
 /// error, keeps returning the same error once failed, and says it is
-/// mid-sequence exactly when the input ends inside one.
+/// mid-sequence exactly when the input ends inside one. And, used for
+/// several streams in a row (level U: one run per piece, flushed when the
+/// piece's length is odd), the codec answers each run as
+/// [`reference::stream::expect_reuse`] says.
 ///
 /// ```
 /// utf8conform::properties::chunking(b"caf\xC3\xA9 \xE2\x82", &[4, 6]);
@@ -29,6 +33,7 @@ use utf8conform_codec as codec;
 pub fn chunking(bytes: &[u8], splits: &[usize]) {
     chunking_with(&builtins(), bytes, splits);
     codec_stream_contract(bytes, splits);
+    codec_reuse(bytes, splits);
 }
 
 /// Property [`chunking`] for any streaming decoders: each, in each mode it
@@ -124,6 +129,21 @@ fn codec_stream_contract(bytes: &[u8], splits: &[usize]) {
     let mid = result.is_ok().then(|| strict.is_mid_sequence());
     if result.is_ok() {
         result = strict.finish_utf32(&mut out);
+    } else {
+        // Finished after it failed: the same error again.
+        let finished = strict.finish_utf32(&mut Vec::new());
+        if finished != result {
+            fail_plain(
+                P,
+                "StreamDecoder::finish (strict)",
+                Field::Chunking,
+                bytes,
+                &format!(
+                    "a feed failed with {result:?}, then finish said {finished:?}; split at {:?}",
+                    offsets()
+                ),
+            );
+        }
     }
     let got = strict_of(result);
     let prefix_len = strict_expected.err().map_or(bytes.len(), |e| e.0);
@@ -220,6 +240,68 @@ fn codec_stream_contract(bytes: &[u8], splits: &[usize]) {
                 show_scalars(&chars_u32(&text).collect::<Vec<_>>())
             ),
         );
+    }
+}
+
+/// Level U: the pieces of the split as runs on one decoder object (a run
+/// per piece, flushed when its length is odd: a run left open goes on in
+/// the next), each answering as [`reference::stream::expect_reuse`] says.
+/// The codec's `StreamDecoder::finish` takes it by value, so the object is
+/// a slot that [`drive_reuse`] refills with a new decoder for each new
+/// stream, and a run after an open one feeds the same decoder.
+fn codec_reuse(bytes: &[u8], splits: &[usize]) {
+    let runs: Vec<StreamRun> = differential::split_at(bytes, splits)
+        .into_iter()
+        .map(|piece| StreamRun {
+            chunks: vec![piece.to_vec()],
+            flush: piece.len() % 2 == 1,
+        })
+        .collect();
+    for mode in [StreamMode::Strict, StreamMode::Lossy] {
+        let expected = reference::stream::expect_reuse(mode, &runs);
+        let mut slot: Option<codec::StreamDecoder> = None;
+        let got = drive_reuse(
+            &mut slot,
+            &runs,
+            |slot| {
+                *slot = Some(match mode {
+                    StreamMode::Strict => codec::StreamDecoder::strict(),
+                    StreamMode::Lossy => codec::StreamDecoder::lossy(),
+                });
+            },
+            |slot, run| {
+                drive(run, |chunk, last, out| {
+                    let result = if last {
+                        slot.take()
+                            .expect("a decoder until the flush")
+                            .finish_utf32(out)
+                    } else {
+                        slot.as_mut()
+                            .expect("a decoder until the flush")
+                            .feed_utf32(chunk, out)
+                    };
+                    result.map_err(|e| (Some(e.valid_up_to()), Some(e.error_len())))
+                })
+            },
+        );
+        for (i, (run, (want, got))) in runs.iter().zip(expected.iter().zip(&got)).enumerate() {
+            if let Some(m) = differential::compare_stream(mode, run, want, got) {
+                let flushes: Vec<bool> = runs.iter().map(|r| r.flush).collect();
+                fail_plain(
+                    "chunking",
+                    &format!("codec::StreamDecoder reused ({mode:?})"),
+                    Field::Reuse,
+                    bytes,
+                    &format!(
+                        "run {i} of {} (flushed: {flushes:?}), {}:\n  reference: {}\n  codec: {}",
+                        runs.len(),
+                        m.field.as_str(),
+                        m.expected,
+                        m.got
+                    ),
+                );
+            }
+        }
     }
 }
 

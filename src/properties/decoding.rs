@@ -121,7 +121,11 @@ pub fn differential_with(decoders: &[&dyn Decoder], bytes: &[u8]) {
 /// the reference's is what repeating its strict decode gives, with one
 /// U+FFFD per maximal subpart (so the count of U+FFFD is the number of
 /// subparts plus the U+FFFDs the input spelled out); and that output is
-/// valid UTF-8 to the codec and the reference.
+/// valid UTF-8 to the codec and the reference. And every codec kernel
+/// this CPU runs (one, picked by the length, on an input over 256
+/// bytes), through its own methods ([`codec::Kernel`]), decodes `bytes`
+/// (strict, lossy, streaming) as std does, and so do the codec's streams
+/// on `bytes` after more than the engine's 16 KiB span of text.
 ///
 /// ```
 /// utf8conform::properties::lossy(b"\xF1\x80\x80\xE1\x80\xC2\x41 \xEF\xBF\xBD");
@@ -132,6 +136,7 @@ pub fn differential_with(decoders: &[&dyn Decoder], bytes: &[u8]) {
 pub fn lossy(bytes: &[u8]) {
     reference_lossy_is_repeated_strict(bytes);
     lossy_with(&builtins(), bytes);
+    super::kernels::utf8_kernels("lossy", bytes);
 }
 
 /// Property [`lossy`] for any decoders.

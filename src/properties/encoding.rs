@@ -268,7 +268,8 @@ pub fn encode_with(decoders: &[&dyn Decoder], bytes: &[u8]) {
 /// [`scalars_from`] derives from the input (level E): the codec and the
 /// reference against RFC 3629 §3 directly, every built-in decoder that
 /// claims `encode` through [`differential::check_encode`], and the codec's
-/// batch encoder, which must fail at the first non-scalar with its reason.
+/// batch encoder, each kernel's too, which must fail at the first
+/// non-scalar with its reason.
 ///
 /// # Panics
 /// When an encoder is wrong.
@@ -279,6 +280,7 @@ pub fn encode(bytes: &[u8]) {
         check_encode_one(P, bytes, value);
     }
     encode_with(&builtins(), bytes);
+    super::kernels::encode_kernels(P, bytes, &values);
     let first_bad = values
         .iter()
         .enumerate()

@@ -12,11 +12,11 @@
 //! | function | levels | what it holds to the reference |
 //! |---|---|---|
 //! | [`differential`](fn@differential), [`differential_with`] | V P S | every decoder, on every strict field it claims |
-//! | [`lossy`], [`lossy_with`] | R | every decoder's lossy output, one U+FFFD per maximal subpart |
-//! | [`chunking`](fn@chunking), [`chunking_with`] | C | every streaming decoder, call by call, over any split |
+//! | [`lossy`], [`lossy_with`] | R | every decoder's lossy output, one U+FFFD per maximal subpart; [`lossy`] also every codec kernel's own methods against std |
+//! | [`chunking`](fn@chunking), [`chunking_with`] | C (U) | every streaming decoder, call by call, over any split; [`chunking`](fn@chunking) also the codec's decoder reused for several runs |
 //! | [`encode`], [`encode_with`] | E | every encoder on scalars and non-scalars |
 //! | [`roundtrip`] | V E | decode ∘ encode and encode ∘ decode are the identity (codec, reference) |
-//! | [`utf16`](fn@utf16) | V P S R C E | the codec's UTF-8 ↔ UTF-16 conversions against std, encoding_rs and simdutf |
+//! | [`utf16`](fn@utf16) | V P S R C E | the codec's UTF-8 ↔ UTF-16 conversions (and each kernel's) against std, encoding_rs and simdutf |
 //! | [`structured`] | V P S R C | the above on a [`Structured`](crate::generate::Structured) input, chunked at its piece edges |
 //!
 //! A decoder is checked through its fast paths where it has them
@@ -26,7 +26,8 @@
 //!
 //! Layout: `expected` (the reference's answer, in reused buffers),
 //! `finding` (what differs, and the panic message), `fast` (one decoder
-//! against the expectation), then one file per kind of property.
+//! against the expectation), then one file per kind of property, and
+//! `kernels` (each codec kernel through its own methods).
 
 mod chunking;
 mod decoding;
@@ -34,6 +35,7 @@ mod encoding;
 mod expected;
 mod fast;
 mod finding;
+mod kernels;
 mod utf16;
 
 pub use chunking::{chunking, chunking_with};

@@ -3,6 +3,7 @@
 //! simdutf.
 
 use super::finding::fail_plain;
+use super::kernels::each_kernel;
 use super::split_plan;
 use crate::differential::{self, Field};
 use crate::reference;
@@ -134,6 +135,43 @@ fn utf8_to_utf16(bytes: &[u8], splits: &[usize]) {
             &format!("std {lossy:04x?}, codec {got:04x?}"),
         );
     }
+    // Each kernel through its own methods, held to the same answers.
+    each_kernel(P, bytes, |k| {
+        let who = |what: &str| format!("kernel {}: {what}", k.name);
+        let got = k.decode_utf16(bytes);
+        if got != expected {
+            fail_plain(
+                P,
+                &who("decode_utf16"),
+                Field::Scalars,
+                bytes,
+                &format!("std {expected:04x?}, kernel {got:04x?}"),
+            );
+        }
+        let mut into = vec![0x7E];
+        let result = k.decode_utf16_into(bytes, &mut into);
+        if into != prefix || result != expected.as_ref().map(|_| ()).map_err(|e| *e) {
+            fail_plain(
+                P,
+                &who("decode_utf16_into"),
+                Field::Scalars,
+                bytes,
+                &format!(
+                    "after [7e]: expected {prefix:04x?} {expected:?}, got {into:04x?} {result:?}"
+                ),
+            );
+        }
+        let got = k.decode_lossy_utf16(bytes);
+        if got != lossy {
+            fail_plain(
+                P,
+                &who("decode_lossy_utf16"),
+                Field::Lossy,
+                bytes,
+                &format!("std {lossy:04x?}, kernel {got:04x?}"),
+            );
+        }
+    });
     let mut decoder = encoding_rs::UTF_8.new_decoder_without_bom_handling();
     let mut out = vec![0u16; bytes.len() + 1];
     let (_, read, written, _) = decoder.decode_to_utf16(bytes, &mut out, true);
@@ -292,6 +330,62 @@ fn utf16_to_utf8(bytes: &[u8], units: &[u16]) {
             bytes,
             &format!("on UTF-16 {units:04x?}: std {lossy:?}, codec {got:?}"),
         );
+    }
+    each_kernel(P, bytes, |k| {
+        let who = |what: &str| format!("kernel {}: {what}", k.name);
+        let got = k.from_utf16(units);
+        if got != expected {
+            fail_plain(
+                P,
+                &who("from_utf16"),
+                Field::Encode,
+                bytes,
+                &format!("on UTF-16 {units:04x?}: std {expected:?}, kernel {got:?}"),
+            );
+        }
+        let mut into = String::from("~");
+        let result = k.from_utf16_into(units, &mut into);
+        if into[1..] != prefix || result != expected.as_ref().map(|_| ()).map_err(|e| *e) {
+            fail_plain(
+                P,
+                &who("from_utf16_into"),
+                Field::Encode,
+                bytes,
+                &format!(
+                    "on UTF-16 {units:04x?}: expected ~{prefix:?} {expected:?}, got {into:?} {result:?}"
+                ),
+            );
+        }
+        let got = k.from_utf16_lossy(units);
+        if got != lossy {
+            fail_plain(
+                P,
+                &who("from_utf16_lossy"),
+                Field::Lossy,
+                bytes,
+                &format!("on UTF-16 {units:04x?}: std {lossy:?}, kernel {got:?}"),
+            );
+        }
+    });
+    // The error's message names the lone surrogate ("surrogate", std's
+    // word in `FromUtf16Error`'s) and its index (its doc).
+    if let Err(e) = &expected {
+        let message = e.to_string();
+        let std = String::from_utf16(units)
+            .expect_err("std refuses it too")
+            .to_string();
+        let names_it = message.contains(&e.valid_up_to().to_string())
+            && message.contains("surrogate")
+            && std.contains("surrogate");
+        if !names_it {
+            fail_plain(
+                P,
+                "codec::Utf16Error's Display",
+                Field::Encode,
+                bytes,
+                &format!("{e:?} says {message:?}; std says {std:?}"),
+            );
+        }
     }
     let mut encoder = encoding_rs::UTF_8.new_encoder();
     let mut out = vec![0u8; 3 * units.len() + 4];

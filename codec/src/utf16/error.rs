@@ -52,3 +52,24 @@ impl fmt::Display for Utf16Error {
 }
 
 impl std::error::Error for Utf16Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_names_the_lone_surrogate_and_its_index() {
+        // std says only that there is a lone surrogate; ours says where.
+        let units = [0x61, 0x62, 0xD83D, 0x63];
+        let std = String::from_utf16(&units).unwrap_err().to_string();
+        assert!(std.contains("surrogate"), "{std}");
+        let e = Utf16Error::new(2);
+        let message = e.to_string();
+        assert!(message.contains("surrogate"), "{message}");
+        assert!(message.contains('2'), "{message}");
+        let far = Utf16Error::new(12345).to_string();
+        assert!(far.contains("12345"), "{far}");
+        assert_ne!(message, far);
+        assert_eq!(e.shifted(12343).to_string(), far);
+    }
+}
