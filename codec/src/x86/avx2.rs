@@ -491,71 +491,59 @@ impl Avx2 {
     }
 }
 
-/// `vpmovzxbw`: the 16 bytes at `p` as 16-bit words.
+/// One load instruction, `$instr` with its operands `{v}` (a YMM
+/// register) and `{p}` (the address), as inline assembly.
 ///
 /// The loads of the decoding loop's windows are written as instructions
 /// the compiler cannot see into: as plain loads, at fixed offsets inside a
 /// block that was already loaded whole, the compiler rebuilt them from that
 /// block's registers by shifts in general registers.
+macro_rules! load_asm {
+    ($instr:literal, $p:expr) => {{
+        let v: V;
+        // SAFETY: the caller's contract: the bytes the instruction reads
+        // at `$p` are readable; it has no alignment requirement and
+        // touches nothing else.
+        unsafe {
+            core::arch::asm!(
+                $instr,
+                p = in(reg) $p,
+                v = out(ymm_reg) v,
+                options(pure, readonly, nostack, preserves_flags)
+            )
+        };
+        v
+    }};
+}
+
+/// `vpmovzxbw`: the 16 bytes at `p` as 16-bit words ([`load_asm!`]).
 ///
 /// # Safety
 /// `p` must be valid for 16 bytes of reads.
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn words_at(p: *const u8) -> V {
-    let v: V;
-    // SAFETY: 16 readable bytes at `p` (the caller's contract); the
-    // instruction has no alignment requirement and touches nothing else.
-    unsafe {
-        core::arch::asm!(
-            "vpmovzxbw {v}, xmmword ptr [{p}]",
-            p = in(reg) p,
-            v = out(ymm_reg) v,
-            options(pure, readonly, nostack, preserves_flags)
-        )
-    };
-    v
+    load_asm!("vpmovzxbw {v}, xmmword ptr [{p}]", p)
 }
 
-/// `vbroadcasti128`: the 16 bytes at `p` in both halves (see [`words_at`]).
+/// `vbroadcasti128`: the 16 bytes at `p` in both halves ([`load_asm!`]).
 ///
 /// # Safety
 /// `p` must be valid for 16 bytes of reads.
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn broadcast_at(p: *const u8) -> V {
-    let v: V;
-    // SAFETY: as in `words_at`.
-    unsafe {
-        core::arch::asm!(
-            "vbroadcasti128 {v}, xmmword ptr [{p}]",
-            p = in(reg) p,
-            v = out(ymm_reg) v,
-            options(pure, readonly, nostack, preserves_flags)
-        )
-    };
-    v
+    load_asm!("vbroadcasti128 {v}, xmmword ptr [{p}]", p)
 }
 
-/// `vpmovzxbd`: the 8 bytes at `p` as 32-bit lanes (see [`words_at`]).
+/// `vpmovzxbd`: the 8 bytes at `p` as 32-bit lanes ([`load_asm!`]).
 ///
 /// # Safety
 /// `p` must be valid for 8 bytes of reads.
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn dwords_at(p: *const u8) -> V {
-    let v: V;
-    // SAFETY: 8 readable bytes at `p` (the caller's contract), as in
-    // `words_at`.
-    unsafe {
-        core::arch::asm!(
-            "vpmovzxbd {v}, qword ptr [{p}]",
-            p = in(reg) p,
-            v = out(ymm_reg) v,
-            options(pure, readonly, nostack, preserves_flags)
-        )
-    };
-    v
+    load_asm!("vpmovzxbd {v}, qword ptr [{p}]", p)
 }
 
 /// Stores the 16 ASCII bytes at `p` as 16 code points.
