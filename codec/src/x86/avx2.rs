@@ -219,7 +219,8 @@ impl Avx2 {
         if verdict.is_ok() {
             // SAFETY: `verdict` is this kernel's validation of `rest`.
             let rest = unsafe { core::str::from_utf8_unchecked(rest) };
-            Self::decode_end(rest, bytes.last_chunk::<64>(), out);
+            let last = bytes.last_chunk::<64>().expect("80 bytes or more");
+            Self::decode_end(rest, last, out);
             return verdict;
         }
         let result = verdict.unpack();
@@ -244,14 +245,21 @@ impl Avx2 {
     fn decode_valid_long(text: &str, out: &mut Vec<u32>) {
         let at = Self::decode_fixed::<false>(text.as_bytes(), out);
         // `at` is a character boundary.
-        Self::decode_end(&text[at..], text.as_bytes().last_chunk::<64>(), out);
+        let last = text
+            .as_bytes()
+            .last_chunk::<64>()
+            .expect("80 bytes or more");
+        Self::decode_end(&text[at..], last, out);
     }
 
-    /// The end of an input, `text`, at most 82 bytes, whose last 64 bytes
-    /// (if it has that many) are `last`.
+    /// The end of an input of a block and its lookahead or more, `text`:
+    /// what [`decode_fixed`](Avx2::decode_fixed) leaves (less than a block
+    /// and its lookahead, and the up to 3 bytes of a character it gave
+    /// back: 17 to 82 bytes), the input's last 64 bytes being `last`.
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
     #[inline]
-    fn decode_end(mut text: &str, last: Option<&[u8; 64]>, out: &mut Vec<u32>) {
+    fn decode_end(mut text: &str, last: &[u8; 64], out: &mut Vec<u32>) {
+        debug_assert!(!text.is_empty() && text.len() < 64 + Self::AHEAD + 3);
         if let Some(head) = text.as_bytes().first_chunk::<64>() {
             if text.len() > 64 {
                 let mut cut = 64;
@@ -262,13 +270,7 @@ impl Avx2 {
                 text = &text[cut..];
             }
         }
-        if text.is_empty() {
-            return;
-        }
-        match last {
-            Some(block) => Self::decode_span(block, 64 - text.len(), 64, out),
-            None => crate::decode::decode_valid_scalar(text, out),
-        }
+        Self::decode_span(last, 64 - text.len(), 64, out);
     }
 
     /// Stores the twenty 3-byte characters that are `window[phase..phase +
@@ -681,17 +683,11 @@ static PACK_LANES: [Lanes; 256] = {
 #[repr(C, align(32))]
 struct Lanes([u32; 8]);
 
-/// [`window16`](Avx2::window16) on the 16 bytes at `p` (and the 3 after
-/// them).
-///
-/// # Safety
-/// `p` must be valid for 19 bytes of reads.
-#[target_feature(enable = "avx2,popcnt")]
-#[inline]
-unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
-    /// Per lane `j`, bytes `j + 3, j + 2, j + 1, j` (the lead on top) of the
-    /// 16 bytes from `base` in both halves: lanes 0–7 from base 0, lanes
-    /// 8–15 from base 3.
+/// The 4-byte windows' gathers ([`window16_at`], [`window16_in`]): per
+/// lane `j`, bytes `j + 3, j + 2, j + 1, j` (the lead on top) of the 16
+/// bytes in both halves of a register, from byte `base`: lanes 0–7 from
+/// base 0 (the first control), lanes 8–15 from base 3 (the second).
+const WINDOW_GATHER: [[u8; 32]; 2] = {
     const fn gather(base: usize) -> [u8; 32] {
         let mut out = [0; 32];
         let mut i = 0;
@@ -702,7 +698,17 @@ unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 
         }
         out
     }
-    const GATHER: [[u8; 32]; 2] = [gather(0), gather(3)];
+    [gather(0), gather(3)]
+};
+
+/// [`window16`](Avx2::window16) on the 16 bytes at `p` (and the 3 after
+/// them).
+///
+/// # Safety
+/// `p` must be valid for 19 bytes of reads.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
     // Looked up by a lane's index (the lead's high nibble in the top byte,
     // 8, a continuation's, in the others): the lead's payload mask and 0x3F
     // below it; and 8 times the shift that drops the bytes it does not have,
@@ -720,7 +726,7 @@ unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 
     };
     let table = |t: &[u8; 32]| Avx2::load(t);
     let mut written = 0;
-    for (half, gather) in GATHER.iter().enumerate() {
+    for (half, gather) in WINDOW_GATHER.iter().enumerate() {
         // SAFETY: `p[3·half..3·half + 16]` is readable (`half` ≤ 1).
         let window = unsafe { broadcast_at(p.add(3 * half)) };
         let x = _mm256_shuffle_epi8(window, table(gather));
@@ -1154,20 +1160,6 @@ static PACK32: [[u8; 8]; 256] = {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn window16_in(window: [__m128i; 2], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
-    /// Per lane `j`, bytes `j + 3, j + 2, j + 1, j` (the lead on top) of
-    /// `base` + the 16 bytes broadcast to both halves: lanes 0–7 from
-    /// base 0, lanes 8–15 from base 3.
-    const fn gather(base: usize) -> [u8; 32] {
-        let mut out = [0; 32];
-        let mut i = 0;
-        while i < 32 {
-            let lane = i / 4 + if base == 0 { 0 } else { 8 };
-            out[i] = (lane + 3 - i % 4 - base) as u8;
-            i += 1;
-        }
-        out
-    }
-    const GATHER: [[u8; 32]; 2] = [gather(0), gather(3)];
     // Looked up by the lead's high nibble, in the top byte: its payload
     // mask, and the shift that drops the bytes it does not have.
     const LEAD_MASKS: [u8; 32] = super::repeat::<32>(super::PAYLOAD);
@@ -1177,7 +1169,7 @@ fn window16_in(window: [__m128i; 2], starts: u16, lanes: &mut [MaybeUninit<u32>]
     let mut written = 0;
     for (half, window) in window.into_iter().enumerate() {
         let window = _mm256_broadcastsi128_si256(window);
-        let x = _mm256_shuffle_epi8(window, table(&GATHER[half]));
+        let x = _mm256_shuffle_epi8(window, table(&WINDOW_GATHER[half]));
         // The lead's high nibble in the top byte, and 0x80 (a zero from
         // the look-ups) in the others.
         let nibble = _mm256_or_si256(
