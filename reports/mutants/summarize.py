@@ -43,6 +43,10 @@ def main():
     missed = []
     runs = []
     planned = collections.Counter()
+    # Per file, the mutants of its latest whole plan: a mutant an earlier
+    # part ran under a name the file no longer has (its line moved) is
+    # not counted again.
+    current = {}
     outcome = collections.OrderedDict()
     ever_missed = collections.OrderedDict()
     # A group may have run in parts (codec, codec-b, …: other files, the
@@ -60,13 +64,18 @@ def main():
         runs.append((g, data))
         plan = os.path.join(HERE, g, "planned.txt")
         if os.path.exists(plan):
-            mine = collections.Counter()
+            mine = collections.defaultdict(set)
             with open(plan) as f:
                 for line in f:
                     if line.strip():
-                        mine[line.split(":", 1)[0]] += 1
-            for name, n in mine.items():
-                planned[name] = max(planned[name], n)
+                        mine[line.split(":", 1)[0]].add(line.strip())
+            for name, names in mine.items():
+                # The file's whole list is the largest a part planned (a
+                # part that reran a few mutants planned only those); of two
+                # as large, the later, which named the file as it is now.
+                if len(names) >= planned[name]:
+                    planned[name] = len(names)
+                    current[name] = names
         for o in data["outcomes"]:
             scenario = o["scenario"]
             if not isinstance(scenario, dict) or "Mutant" not in scenario:
@@ -80,6 +89,9 @@ def main():
             outcome[mutant["name"]] = (mutant["file"], kind, g)
             if kind == "missed":
                 ever_missed[mutant["name"]] = g
+    for name in [n for n, (file, _, _) in outcome.items() if file in current and n not in current[file]]:
+        del outcome[name]
+        ever_missed.pop(name, None)
     for name, (file, kind, g) in outcome.items():
         counts = rows.setdefault(file, collections.Counter())
         counts["tried"] += 1
