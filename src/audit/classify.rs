@@ -877,4 +877,48 @@ mod tests {
             assert_eq!(bom_behaviour(&answers).0, "keeps", "{}", d.name());
         }
     }
+
+    #[test]
+    fn policy_names_are_the_report_schemas() {
+        // The report's JSON Schema (src/report.schema.json) lists the
+        // policy names a report may hold; each policy has one of them, and
+        // no two share one.
+        let schema: serde_json::Value =
+            serde_json::from_str(crate::report::SCHEMA_JSON).expect("the schema is JSON");
+        // The first "policy" property with an "enum", wherever it is.
+        fn find(v: &serde_json::Value) -> Option<&serde_json::Value> {
+            match v {
+                serde_json::Value::Object(m) => m
+                    .get("policy")
+                    .and_then(|p| p.get("enum"))
+                    .or_else(|| m.values().find_map(find)),
+                serde_json::Value::Array(a) => a.iter().find_map(find),
+                _ => None,
+            }
+        }
+        let names: Vec<&str> = find(&schema)
+            .and_then(serde_json::Value::as_array)
+            .expect("the schema names the policies")
+            .iter()
+            .map(|n| n.as_str().expect("a name"))
+            .collect();
+        let all = [
+            Policy::MaximalSubpart,
+            Policy::Structural,
+            Policy::PerByte,
+            Policy::PerRun,
+            Policy::Drop,
+            Policy::PassThrough,
+            Policy::Other,
+            Policy::Undetermined,
+            Policy::NoAnswer,
+            Policy::NotApplicable,
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for p in all {
+            assert!(names.contains(&p.as_str()), "{p:?} is {:?}", p.as_str());
+            assert!(seen.insert(p.as_str()), "{p:?} shares its name");
+        }
+        assert_eq!(seen.len(), names.len(), "a schema name no policy has");
+    }
 }
