@@ -921,4 +921,68 @@ mod tests {
         }
         assert_eq!(seen.len(), names.len(), "a schema name no policy has");
     }
+
+    /// std's lossy decoding (one U+FFFD per maximal subpart), as code
+    /// points: an implementation of the maximal-subpart policy that is not
+    /// this module's.
+    fn std_lossy(input: &[u8]) -> LossyAnswer {
+        Ok(Some(
+            String::from_utf8_lossy(input)
+                .chars()
+                .map(u32::from)
+                .collect(),
+        ))
+    }
+
+    #[test]
+    fn a_per_run_decoder_written_from_std_is_per_run() {
+        // One U+FFFD per run of consecutive ill-formed bytes, written from
+        // std's chunks (each a valid part and the ill-formed bytes after
+        // it), not from `predict`.
+        let per_run = |input: &[u8]| -> LossyAnswer {
+            let mut out = Vec::new();
+            let mut in_run = false;
+            for chunk in input.utf8_chunks() {
+                if !chunk.valid().is_empty() {
+                    out.extend(chunk.valid().chars().map(u32::from));
+                    in_run = false;
+                }
+                if !chunk.invalid().is_empty() && !in_run {
+                    out.push(F);
+                    in_run = true;
+                }
+            }
+            Ok(Some(out))
+        };
+        assert_eq!(infer_policy(per_run).policy, Policy::PerRun);
+        assert_eq!(infer_policy(std_lossy).policy, Policy::MaximalSubpart);
+    }
+
+    #[test]
+    fn unanswered_probes_leave_a_policy_undetermined_only_if_several_fit() {
+        // Only F4 90 80 80 answered (and the replacement probe): a maximal-
+        // subpart decoder and a per-byte one both give four U+FFFD there,
+        // and the probes that would tell them apart went unanswered.
+        let only = |kept: &'static [&'static [u8]]| {
+            move |input: &[u8]| -> LossyAnswer {
+                if kept.contains(&input) || input == b"\x41\x80\x42" {
+                    std_lossy(input)
+                } else {
+                    Err("timeout: no answer within 5 s".into())
+                }
+            }
+        };
+        assert_eq!(
+            infer_policy(only(&[b"\xF4\x90\x80\x80"])).policy,
+            Policy::Undetermined
+        );
+        // E2 82 41 (one U+FFFD for the prefix, not two: not per byte) and
+        // C0 AF (two, not one: neither structural nor per run) fit maximal
+        // subparts only: one policy fits what was answered, so it is that
+        // policy.
+        assert_eq!(
+            infer_policy(only(&[b"\xE2\x82\x41", b"\xC0\xAF"])).policy,
+            Policy::MaximalSubpart
+        );
+    }
 }
