@@ -902,18 +902,12 @@ mod tests {
             .iter()
             .map(|n| n.as_str().expect("a name"))
             .collect();
-        let all = [
-            Policy::MaximalSubpart,
-            Policy::Structural,
-            Policy::PerByte,
-            Policy::PerRun,
-            Policy::Drop,
-            Policy::PassThrough,
+        let all = Policy::CANDIDATES.into_iter().chain([
             Policy::Other,
             Policy::Undetermined,
             Policy::NoAnswer,
             Policy::NotApplicable,
-        ];
+        ]);
         let mut seen = std::collections::HashSet::new();
         for p in all {
             assert!(names.contains(&p.as_str()), "{p:?} is {:?}", p.as_str());

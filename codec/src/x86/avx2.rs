@@ -599,21 +599,7 @@ unsafe fn bmp16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]
             WORDS[low].shuffle.as_ptr().cast(),
         )
     };
-    let packed = _mm256_shuffle_epi8(values, control);
-    let kept = low.count_ones() as usize;
-    // SAFETY: `lanes[0..8]` and `lanes[kept..kept + 8]` (kept ≤ 8) are 8
-    // writable lanes each, 32 bytes, a store's width.
-    unsafe {
-        _mm256_storeu_si256(
-            lanes.as_mut_ptr().cast(),
-            _mm256_cvtepu16_epi32(_mm256_castsi256_si128(packed)),
-        );
-        _mm256_storeu_si256(
-            lanes[kept..kept + 8].as_mut_ptr().cast(),
-            _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(packed)),
-        );
-    }
-    kept + high.count_ones() as usize
+    store_words(_mm256_shuffle_epi8(values, control), low, high, lanes)
 }
 
 /// Decodes the characters that start in the 16 bytes at `p` when all of
@@ -1124,7 +1110,16 @@ fn bmp16_in(window: [__m128i; 3], starts: u16, lanes: &mut [MaybeUninit<u32>]) -
             _mm_load_si128(WORDS[high].shuffle.as_ptr().cast()),
         )
     };
-    let packed = _mm256_shuffle_epi8(values, control);
+    let lanes: &mut [MaybeUninit<u32>; 16] = lanes.try_into().expect("16 lanes");
+    store_words(_mm256_shuffle_epi8(values, control), low, high, lanes)
+}
+
+/// Stores the code points a `bmp16` packed as 16-bit words, each half's
+/// to the front of its 128-bit lane (`low`, `high`: the two halves' start
+/// masks), as 32-bit lanes in order; returns how many.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store_words(packed: V, low: usize, high: usize, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
     let kept = low.count_ones() as usize;
     // SAFETY: `lanes[0..8]` and `lanes[kept..kept + 8]` (kept ≤ 8) are 8
     // writable lanes each, 32 bytes, a store's width; `storeu` has no
