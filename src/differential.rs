@@ -1210,4 +1210,79 @@ mod rule_tests {
             format!("{} …(52 bytes)", hex(&[b'a'; 48]).join(" "))
         );
     }
+
+    /// Says every input is valid; encodes every number as if it were a
+    /// scalar value, surrogates included (CESU-8's way).
+    struct Lax(Capabilities);
+
+    impl Decoder for Lax {
+        fn name(&self) -> &str {
+            "lax"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            self.0
+        }
+        fn decode(&self, _: &[u8]) -> Result<Answer, Failure> {
+            Ok(Answer {
+                valid: Some(true),
+                ..Answer::default()
+            })
+        }
+        fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
+            assert!(
+                self.0.has(Capability::Encode),
+                "encode asked without the claim"
+            );
+            Ok(EncodeAnswer::Bytes(vec![
+                0xE0 | (scalar >> 12) as u8,
+                0x80 | (scalar >> 6 & 0x3F) as u8,
+                0x80 | (scalar & 0x3F) as u8,
+            ]))
+        }
+    }
+
+    #[test]
+    fn an_encoder_is_checked_when_it_claims_encode_and_only_then() {
+        let encode = Capabilities::NONE.with(Capability::Encode);
+        assert_eq!(check_encode(&ReferenceDecoder, 0x20AC), None);
+        assert_eq!(check_encode(&ReferenceDecoder, 0xD800), None);
+        assert_eq!(check_encode(&Lax(encode), 0x20AC), None);
+        let m = check_encode(&Lax(encode), 0xD800).expect("a surrogate is refused");
+        assert_eq!(m.field, Field::Encode);
+        assert_eq!(m.got, "eda080");
+        let validate = Capabilities::NONE.with(Capability::Validate);
+        assert_eq!(check_encode(&Lax(validate), 0xD800), None);
+    }
+
+    #[test]
+    fn a_divergence_is_minimised_to_the_shortest_input_that_shows_it() {
+        let lax = Lax(Capabilities::NONE.with(Capability::Validate));
+        let input = b"abc\xC0\xAFdef".to_vec();
+        let mut found = check(&[Box::new(Lax(lax.0))], &input);
+        assert_eq!(found.len(), 1);
+        minimize_divergence(&lax, &mut found[0]);
+        let min = found[0].minimized.clone().expect("minimised");
+        // One byte that is not UTF-8 alone: the empty input is valid.
+        assert_eq!(min.len(), 1, "{min:02x?}");
+        assert_eq!(expected(&min).valid, Some(false));
+    }
+
+    #[test]
+    fn assert_agree_panics_naming_the_decoder_and_field() {
+        let validate = Capabilities::NONE.with(Capability::Validate);
+        let caught = std::panic::catch_unwind(|| {
+            assert_agree(&[Box::new(Lax(validate))], b"\xC0\xAF", &[1]);
+        });
+        let payload = caught.expect_err("lax accepts C0 AF");
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(message.contains("first: lax on valid"), "{message}");
+        assert!(message.contains("[c0] af"), "{message}");
+        assert_agree(&[Box::new(ReferenceDecoder)], b"\xC0\xAF", &[1]);
+    }
 }
