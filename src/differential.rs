@@ -1285,4 +1285,71 @@ mod rule_tests {
         assert!(message.contains("[c0] af"), "{message}");
         assert_agree(&[Box::new(ReferenceDecoder)], b"\xC0\xAF", &[1]);
     }
+
+    /// Says every input is valid, and streams each chunk's bytes back as
+    /// code points (no decoding at all).
+    struct Raw;
+
+    impl Decoder for Raw {
+        fn name(&self) -> &str {
+            "raw"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::NONE
+                .with(Capability::Validate)
+                .with(Capability::StreamLossy)
+        }
+        fn decode(&self, _: &[u8]) -> Result<Answer, Failure> {
+            Ok(Answer {
+                valid: Some(true),
+                ..Answer::default()
+            })
+        }
+        fn stream(&self, _: StreamMode, run: &StreamRun) -> Result<StreamAnswer, Failure> {
+            let mut calls: Vec<Vec<u32>> = run
+                .chunks
+                .iter()
+                .map(|c| c.iter().map(|&b| u32::from(b)).collect())
+                .collect();
+            if run.flush {
+                calls.push(Vec::new());
+            }
+            Ok(StreamAnswer {
+                calls: Some(calls),
+                ..StreamAnswer::default()
+            })
+        }
+    }
+
+    #[test]
+    fn a_batch_finds_each_divergence_one_shot_and_in_chunks() {
+        let inputs = [b"AB".to_vec(), b"\xC0\xAF".to_vec()];
+        let splits = [vec![1], vec![1]];
+        let found = check_batch(&Raw, &inputs, &splits);
+        let what: Vec<(Field, &[u8])> = found
+            .iter()
+            .map(|d| (d.mismatch.field, d.input.as_slice()))
+            .collect();
+        assert_eq!(
+            what,
+            [
+                (Field::Valid, &b"\xC0\xAF"[..]),
+                (Field::Chunking, &b"\xC0\xAF"[..])
+            ]
+        );
+        assert!(found.iter().all(|d| d.decoder == "raw"));
+        assert!(check_batch(&ReferenceDecoder, &inputs, &splits).is_empty());
+    }
+
+    #[test]
+    fn a_chunked_input_is_held_to_the_reference_call_by_call() {
+        assert!(check_chunked(&Raw, b"AB", &[1]).is_empty());
+        let m = check_chunked(&Raw, b"\xC0\xAF", &[1]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].field, Field::Chunking);
+        assert!(check_chunked(&ReferenceDecoder, b"\xC0\xAF", &[1]).is_empty());
+    }
 }
