@@ -274,7 +274,7 @@ impl fmt::Display for Divergence {
 }
 
 /// Hex with the reference's first ill-formed sequence in brackets:
-/// `2f [c0] ae 2e 2f`. Long inputs show 16 bytes either side of the mark.
+/// `2f [c0] ae 2e 2f`. Past 48 bytes: 16 bytes either side of the mark, or the first 48.
 pub fn marked_hex(bytes: &[u8]) -> String {
     let mark = reference::validate(bytes).err().map(|e| {
         let len = e
@@ -808,5 +808,548 @@ mod tests {
         assert!(stream_difference(&expected, &got)
             .unwrap()
             .contains("byte 3"));
+    }
+}
+
+/// Each field's level and name, and what `compare` holds a decoder to, as
+/// the docs state them (docs/protocol.md's fields, `Level`'s questions).
+#[cfg(test)]
+mod rule_tests {
+    use super::*;
+    use crate::outcome::{Capabilities, StreamError};
+
+    #[test]
+    fn each_field_belongs_to_its_level_and_has_its_protocol_name() {
+        let fields = [
+            (Field::Valid, Some(Level::Validity), 'V', "valid"),
+            (Field::Scalars, Some(Level::Validity), 'V', "scalars"),
+            (Field::ValidUpTo, Some(Level::Position), 'P', "valid_up_to"),
+            (Field::ErrorLen, Some(Level::Subpart), 'S', "error_len"),
+            (Field::Lossy, Some(Level::Replacement), 'R', "lossy"),
+            (Field::Chunking, Some(Level::Chunking), 'C', "chunking"),
+            (Field::Reuse, Some(Level::Reuse), 'U', "reuse"),
+            (Field::Encode, Some(Level::Encoding), 'E', "encode"),
+            (Field::NoAnswer(Asked::Decode), None, '!', "no answer"),
+        ];
+        for (field, level, letter, name) in fields {
+            assert_eq!(field.level(), level, "{field:?}");
+            assert_eq!(field.letter(), letter, "{field:?}");
+            assert_eq!(field.as_str(), name, "{field:?}");
+        }
+    }
+
+    #[test]
+    fn a_request_informs_only_the_claimed_levels_of_its_kind() {
+        use Level::*;
+        assert_eq!(
+            Asked::Decode.levels(Capabilities::ALL),
+            [Validity, Position, Subpart, Replacement]
+        );
+        assert_eq!(
+            Asked::Decode.levels(Capabilities::STRICT),
+            [Validity, Position, Subpart]
+        );
+        assert_eq!(Asked::Encode.levels(Capabilities::ALL), [Encoding]);
+        assert_eq!(Asked::Stream.levels(Capabilities::ALL), [Chunking]);
+        assert_eq!(Asked::Reuse.levels(Capabilities::ALL), [Reuse]);
+        assert!(Asked::Stream.levels(Capabilities::STRICT).is_empty());
+    }
+
+    fn fields(m: &[Mismatch]) -> Vec<Field> {
+        m.iter().map(|m| m.field).collect()
+    }
+
+    #[test]
+    fn scalars_are_held_to_the_reference_where_both_say_valid() {
+        let expected = expected(b"A\xE2\x82\xAC");
+        let wrong = Answer {
+            valid: Some(true),
+            scalars: Some(vec![0x41, 0x20AD]),
+            ..Answer::default()
+        };
+        let m = compare(&expected, &wrong, Capabilities::STRICT);
+        assert_eq!(fields(&m), [Field::Scalars]);
+        assert_eq!(m[0].expected, "[U+0041 U+20AC]");
+        assert_eq!(m[0].got, "[U+0041 U+20AD]");
+        // A decoder that decodes without saying valid is held to it too.
+        let decode = Capabilities::NONE.with(Capability::Decode);
+        let unsaid = Answer {
+            valid: None,
+            ..wrong.clone()
+        };
+        assert_eq!(
+            fields(&compare(&expected, &unsaid, decode)),
+            [Field::Scalars]
+        );
+        // Rejecting valid input is a V failure once, and only a V failure:
+        // P and S ask about invalid input.
+        let rejects = Answer {
+            valid: Some(false),
+            valid_up_to: Some(1),
+            error_len: Some(Some(1)),
+            ..Answer::default()
+        };
+        assert_eq!(
+            fields(&compare(&expected, &rejects, Capabilities::STRICT)),
+            [Field::Valid]
+        );
+    }
+
+    #[test]
+    fn position_and_subpart_are_held_to_the_reference_on_input_said_invalid() {
+        // C0 AF: invalid from byte 0, maximal subpart 1 (C0 starts nothing).
+        let expected = expected(b"\xC0\xAF");
+        let answer = |valid_up_to, error_len| Answer {
+            valid: Some(false),
+            valid_up_to: Some(valid_up_to),
+            error_len: Some(error_len),
+            ..Answer::default()
+        };
+        assert!(compare(&expected, &answer(0, Some(1)), Capabilities::STRICT).is_empty());
+        let m = compare(&expected, &answer(0, Some(2)), Capabilities::STRICT);
+        assert_eq!(fields(&m), [Field::ErrorLen]);
+        assert_eq!((m[0].expected.as_str(), m[0].got.as_str()), ("1", "2"));
+        let m = compare(&expected, &answer(1, Some(1)), Capabilities::STRICT);
+        assert_eq!(fields(&m), [Field::ValidUpTo]);
+        assert_eq!((m[0].expected.as_str(), m[0].got.as_str()), ("0", "1"));
+        // E2 82 at the end could still be completed: error_len null.
+        let m = compare(
+            &super::expected(b"\xE2\x82"),
+            &answer(0, Some(2)),
+            Capabilities::STRICT,
+        );
+        assert_eq!(fields(&m), [Field::ErrorLen]);
+        assert_eq!(m[0].expected, "null (incomplete)");
+        // Saying valid is the V failure; no position or subpart to judge.
+        let accepts = Answer {
+            valid: Some(true),
+            scalars: Some(vec![0x2F]),
+            ..Answer::default()
+        };
+        assert_eq!(
+            fields(&compare(&expected, &accepts, Capabilities::STRICT)),
+            [Field::Valid]
+        );
+        // A decoder that claims subpart but not validate is still judged.
+        let subpart = Capabilities::NONE.with(Capability::Subpart);
+        let silent = Answer {
+            error_len: Some(Some(2)),
+            ..Answer::default()
+        };
+        assert_eq!(
+            fields(&compare(&expected, &silent, subpart)),
+            [Field::ErrorLen]
+        );
+    }
+
+    #[test]
+    fn scalars_are_shown_as_code_points_cut_after_24() {
+        assert_eq!(show_scalars(&[]), "[]");
+        assert_eq!(
+            show_scalars(&[0x41, 0xFFFD, 0x1F600]),
+            "[U+0041 U+FFFD U+1F600]"
+        );
+        let a24 = show_scalars(&[0x61; 24]);
+        assert_eq!(a24.matches("U+0061").count(), 24);
+        assert!(!a24.contains("in all"), "{a24}");
+        for n in [25, 26] {
+            let shown = show_scalars(&vec![0x61; n]);
+            assert_eq!(shown.matches("U+0061").count(), 24, "{shown}");
+            assert!(shown.ends_with(&format!(" … {n} in all]")), "{shown}");
+        }
+        assert_eq!(show_error_len(&Some(3)), "3");
+        assert_eq!(show_error_len(&None), "null (incomplete)");
+    }
+
+    #[test]
+    fn a_divergence_names_decoder_field_level_input_and_both_answers() {
+        let d = Divergence {
+            decoder: "lax".into(),
+            input: b"/\xC0\xAF".to_vec(),
+            mismatch: Mismatch {
+                field: Field::Valid,
+                expected: "false".into(),
+                got: "true".into(),
+            },
+            minimized: Some(b"\xC0\xAF".to_vec()),
+        };
+        assert_eq!(d.level(), 'V');
+        let shown = d.to_string();
+        for part in [
+            "lax disagrees with the reference on valid (level V)",
+            "input (3 bytes): 2f [c0] af",
+            "reference: false",
+            "lax: true",
+            "minimized (2 bytes): [c0] af",
+        ] {
+            assert!(shown.contains(part), "{part:?} not in {shown}");
+        }
+    }
+
+    #[test]
+    fn a_long_input_is_shown_16_bytes_either_side_of_its_mark() {
+        let a16 = vec!["61"; 16].join(" ");
+        // C0 at byte 50 of 100: 34 bytes before the window, 33 after.
+        let mut input = vec![b'a'; 100];
+        input[50] = 0xC0;
+        assert_eq!(
+            marked_hex(&input),
+            format!("…(34 bytes) {a16} [c0] {a16} …(33 bytes)")
+        );
+        // Near the start, the window starts at the input's.
+        let mut input = vec![b'a'; 100];
+        input[3] = 0xC0;
+        assert_eq!(
+            marked_hex(&input),
+            format!("61 61 61 [c0] {a16} …(80 bytes)")
+        );
+        // A sequence cut short by the end is marked to the end.
+        let mut input = vec![b'a'; 98];
+        input.extend([0xE2, 0x82]);
+        assert_eq!(marked_hex(&input), format!("…(82 bytes) {a16} [e2 82]"));
+    }
+
+    #[test]
+    fn calls_are_shown_call_by_call() {
+        assert_eq!(
+            show_calls(&[vec![0x41], vec![], vec![0xFFFD]]),
+            "[U+0041] [] [U+FFFD]"
+        );
+        // A chunked mismatch shows the chunks and both answers.
+        let run = StreamRun::new(vec![vec![0x41, 0xE2], vec![0x82, 0xAC]]);
+        let expected = reference::stream::expect(StreamMode::Lossy, &run);
+        let got = StreamAnswer {
+            calls: Some(vec![vec![0x41, 0xFFFD], vec![0xFFFD, 0xFFFD], vec![]]),
+            ..StreamAnswer::default()
+        };
+        let m = compare_stream(StreamMode::Lossy, &run, &expected, &got).unwrap();
+        assert_eq!(m.field, Field::Chunking);
+        assert!(m.expected.contains(&run.show()), "{}", m.expected);
+        assert!(
+            m.expected.contains("[U+0041] [U+20AC] []"),
+            "{}",
+            m.expected
+        );
+        assert!(
+            m.got.starts_with("[U+0041 U+FFFD] [U+FFFD U+FFFD] []: "),
+            "{}",
+            m.got
+        );
+    }
+
+    #[test]
+    fn a_stream_holding_back_after_a_call_in_step_is_named_at_that_call() {
+        const F: u32 = 0xFFFD;
+        let answer = |calls: Vec<Vec<u32>>| StreamAnswer {
+            calls: Some(calls),
+            ..StreamAnswer::default()
+        };
+        let expected = answer(vec![vec![F], vec![F, F], vec![]]);
+        let late = stream_difference(&expected, &answer(vec![vec![F], vec![], vec![F, F]]));
+        assert_eq!(
+            late.as_deref(),
+            Some("holds back in call 1 what is decided by then (1 of 3 code points returned)")
+        );
+        let early = stream_difference(&expected, &answer(vec![vec![F], vec![F, F, F], vec![]]));
+        assert!(early.unwrap().contains("in all"));
+        let early = stream_difference(&expected, &answer(vec![vec![F, F], vec![F], vec![]]));
+        assert!(early.unwrap().starts_with("returns in call 0 a U+FFFD"));
+        let fewer = stream_difference(&expected, &answer(vec![vec![F], vec![F, F]]));
+        assert!(fewer
+            .unwrap()
+            .starts_with("2 calls answered where 3 were made"));
+    }
+
+    #[test]
+    fn a_strict_stream_is_held_to_what_it_returns_before_and_at_its_error() {
+        // 41 | 42 FF 43: the error is certain in call 1, after A was returned.
+        let run = StreamRun::new(vec![vec![0x41], vec![0x42, 0xFF, 0x43]]);
+        let expected = reference::stream::expect(StreamMode::Strict, &run);
+        let e = expected.error.expect("FF is an error");
+        assert_eq!(e.call, 1);
+        let with = |calls: Vec<Vec<u32>>, error_len| StreamAnswer {
+            calls: Some(calls),
+            error: Some(StreamError { error_len, ..e }),
+            valid: None,
+        };
+        // Raising with nothing, or with what was complete, is right; with
+        // anything else, wrong.
+        assert_eq!(
+            stream_difference(&expected, &with(vec![vec![0x41], vec![0x42]], e.error_len)),
+            None
+        );
+        assert!(
+            stream_difference(&expected, &with(vec![vec![0x41], vec![0x43]], e.error_len))
+                .is_some()
+        );
+        assert_eq!(
+            stream_difference(&expected, &with(vec![vec![0x41], vec![]], e.error_len)),
+            None
+        );
+        // Returning nothing before the error, though the failing call is
+        // right, is wrong.
+        let held = stream_difference(&expected, &with(vec![vec![], vec![]], e.error_len));
+        assert!(held.is_some());
+        // The maximal subpart FF is 1 byte.
+        let len = stream_difference(&expected, &with(vec![vec![0x41], vec![]], Some(Some(2))));
+        assert_eq!(
+            len.as_deref(),
+            Some("gives error_len 2 where the maximal subpart is 1")
+        );
+        // An error on valid input, none on invalid, or in another call.
+        let valid = StreamRun::new(vec![vec![0x41]]);
+        let ok = reference::stream::expect(StreamMode::Strict, &valid);
+        let raised = StreamAnswer {
+            error: Some(StreamError {
+                call: 0,
+                valid_up_to: None,
+                error_len: None,
+            }),
+            ..ok.clone()
+        };
+        assert!(stream_difference(&ok, &raised)
+            .unwrap()
+            .contains("on valid input"));
+        let silent = StreamAnswer {
+            calls: Some(vec![vec![0x41], vec![0x42, 0xFFFD, 0x43]]),
+            error: None,
+            valid: None,
+        };
+        assert!(stream_difference(&expected, &silent)
+            .unwrap()
+            .starts_with("reports no error"));
+        let late = StreamAnswer {
+            error: Some(StreamError { call: 2, ..e }),
+            calls: Some(vec![vec![0x41], vec![], vec![]]),
+            valid: None,
+        };
+        assert!(stream_difference(&expected, &late)
+            .unwrap()
+            .contains("(late)"));
+    }
+
+    #[test]
+    fn a_streaming_validator_is_judged_on_validity() {
+        let run = StreamRun::new(vec![vec![0xC0], vec![0xAF]]);
+        let expected = reference::stream::expect(StreamMode::Strict, &run);
+        let says = |valid| StreamAnswer {
+            calls: None,
+            error: None,
+            valid: Some(valid),
+        };
+        assert_eq!(stream_difference(&expected, &says(false)), None);
+        assert_eq!(
+            stream_difference(&expected, &says(true)).as_deref(),
+            Some("says valid true where the input is invalid")
+        );
+    }
+
+    #[test]
+    fn a_refusal_without_a_reason_agrees_with_any_expected_refusal() {
+        let surrogate = Err(EncodeError::Surrogate);
+        assert_eq!(
+            compare_encode(0xD800, &surrogate, &EncodeAnswer::Refused(None)),
+            None
+        );
+        assert_eq!(
+            compare_encode(
+                0xD800,
+                &surrogate,
+                &EncodeAnswer::Refused(Some(EncodeError::Surrogate))
+            ),
+            None
+        );
+        let m = compare_encode(
+            0xD800,
+            &surrogate,
+            &EncodeAnswer::Refused(Some(EncodeError::OutOfRange)),
+        );
+        assert_eq!(m.map(|m| m.field), Some(Field::Encode));
+        let m = compare_encode(
+            0xD800,
+            &surrogate,
+            &EncodeAnswer::Bytes(vec![0xED, 0xA0, 0x80]),
+        )
+        .unwrap();
+        assert_eq!(m.expected, "U+D800 → refused (surrogate)");
+        assert_eq!(m.got, "eda080");
+        assert_eq!(
+            compare_encode(0x41, &Ok(vec![0x41]), &EncodeAnswer::Bytes(vec![0x41])),
+            None
+        );
+        assert!(compare_encode(0x41, &Ok(vec![0x41]), &EncodeAnswer::Refused(None)).is_some());
+    }
+
+    #[test]
+    fn minimize_replaces_the_bytes_that_do_not_matter_by_a() {
+        // Fails on any input of two bytes or more holding ED.
+        let min = minimize(b"xyz\xED", |c| c.len() >= 2 && c.contains(&0xED));
+        assert_eq!(min, b"a\xED");
+    }
+
+    #[test]
+    fn up_to_48_bytes_an_input_is_shown_whole_past_them_a_window() {
+        // marked_hex's doc: past 48 bytes, 16 either side of the mark, or
+        // (no mark) the first 48.
+        let hex =
+            |bytes: &[u8]| -> Vec<String> { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+        let mut input = vec![b'a'; 48];
+        input[24] = 0xC0;
+        let mut whole = hex(&input);
+        whole[24] = "[c0]".into();
+        assert_eq!(marked_hex(&input), whole.join(" "));
+        let mut input = vec![b'a'; 40];
+        input[20] = 0xFF;
+        let mut whole = hex(&input);
+        whole[20] = "[ff]".into();
+        assert_eq!(marked_hex(&input), whole.join(" "));
+        // Valid: up to 48 whole, then the first 48.
+        assert_eq!(marked_hex(&[b'a'; 48]), hex(&[b'a'; 48]).join(" "));
+        assert_eq!(
+            marked_hex(&[b'a'; 100]),
+            format!("{} …(52 bytes)", hex(&[b'a'; 48]).join(" "))
+        );
+    }
+
+    /// Says every input is valid; encodes every number as if it were a
+    /// scalar value, surrogates included (CESU-8's way).
+    struct Lax(Capabilities);
+
+    impl Decoder for Lax {
+        fn name(&self) -> &str {
+            "lax"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            self.0
+        }
+        fn decode(&self, _: &[u8]) -> Result<Answer, Failure> {
+            Ok(Answer {
+                valid: Some(true),
+                ..Answer::default()
+            })
+        }
+        fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
+            assert!(
+                self.0.has(Capability::Encode),
+                "encode asked without the claim"
+            );
+            Ok(EncodeAnswer::Bytes(vec![
+                0xE0 | (scalar >> 12) as u8,
+                0x80 | (scalar >> 6 & 0x3F) as u8,
+                0x80 | (scalar & 0x3F) as u8,
+            ]))
+        }
+    }
+
+    #[test]
+    fn an_encoder_is_checked_when_it_claims_encode_and_only_then() {
+        let encode = Capabilities::NONE.with(Capability::Encode);
+        assert_eq!(check_encode(&ReferenceDecoder, 0x20AC), None);
+        assert_eq!(check_encode(&ReferenceDecoder, 0xD800), None);
+        assert_eq!(check_encode(&Lax(encode), 0x20AC), None);
+        let m = check_encode(&Lax(encode), 0xD800).expect("a surrogate is refused");
+        assert_eq!(m.field, Field::Encode);
+        assert_eq!(m.got, "eda080");
+        let validate = Capabilities::NONE.with(Capability::Validate);
+        assert_eq!(check_encode(&Lax(validate), 0xD800), None);
+    }
+
+    #[test]
+    fn a_divergence_is_minimised_to_the_shortest_input_that_shows_it() {
+        let lax = Lax(Capabilities::NONE.with(Capability::Validate));
+        let input = b"abc\xC0\xAFdef".to_vec();
+        let mut found = check(&[Box::new(Lax(lax.0))], &input);
+        assert_eq!(found.len(), 1);
+        minimize_divergence(&lax, &mut found[0]);
+        let min = found[0].minimized.clone().expect("minimised");
+        // One byte that is not UTF-8 alone: the empty input is valid.
+        assert_eq!(min.len(), 1, "{min:02x?}");
+        assert_eq!(expected(&min).valid, Some(false));
+    }
+
+    #[test]
+    fn assert_agree_panics_naming_the_decoder_and_field() {
+        let validate = Capabilities::NONE.with(Capability::Validate);
+        let caught = std::panic::catch_unwind(|| {
+            assert_agree(&[Box::new(Lax(validate))], b"\xC0\xAF", &[1]);
+        });
+        let payload = caught.expect_err("lax accepts C0 AF");
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert!(message.contains("first: lax on valid"), "{message}");
+        assert!(message.contains("[c0] af"), "{message}");
+        assert_agree(&[Box::new(ReferenceDecoder)], b"\xC0\xAF", &[1]);
+    }
+
+    /// Says every input is valid, and streams each chunk's bytes back as
+    /// code points (no decoding at all).
+    struct Raw;
+
+    impl Decoder for Raw {
+        fn name(&self) -> &str {
+            "raw"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::NONE
+                .with(Capability::Validate)
+                .with(Capability::StreamLossy)
+        }
+        fn decode(&self, _: &[u8]) -> Result<Answer, Failure> {
+            Ok(Answer {
+                valid: Some(true),
+                ..Answer::default()
+            })
+        }
+        fn stream(&self, _: StreamMode, run: &StreamRun) -> Result<StreamAnswer, Failure> {
+            let mut calls: Vec<Vec<u32>> = run
+                .chunks
+                .iter()
+                .map(|c| c.iter().map(|&b| u32::from(b)).collect())
+                .collect();
+            if run.flush {
+                calls.push(Vec::new());
+            }
+            Ok(StreamAnswer {
+                calls: Some(calls),
+                ..StreamAnswer::default()
+            })
+        }
+    }
+
+    #[test]
+    fn a_batch_finds_each_divergence_one_shot_and_in_chunks() {
+        let inputs = [b"AB".to_vec(), b"\xC0\xAF".to_vec()];
+        let splits = [vec![1], vec![1]];
+        let found = check_batch(&Raw, &inputs, &splits);
+        let what: Vec<(Field, &[u8])> = found
+            .iter()
+            .map(|d| (d.mismatch.field, d.input.as_slice()))
+            .collect();
+        assert_eq!(
+            what,
+            [
+                (Field::Valid, &b"\xC0\xAF"[..]),
+                (Field::Chunking, &b"\xC0\xAF"[..])
+            ]
+        );
+        assert!(found.iter().all(|d| d.decoder == "raw"));
+        assert!(check_batch(&ReferenceDecoder, &inputs, &splits).is_empty());
+    }
+
+    #[test]
+    fn a_chunked_input_is_held_to_the_reference_call_by_call() {
+        assert!(check_chunked(&Raw, b"AB", &[1]).is_empty());
+        let m = check_chunked(&Raw, b"\xC0\xAF", &[1]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].field, Field::Chunking);
+        assert!(check_chunked(&ReferenceDecoder, b"\xC0\xAF", &[1]).is_empty());
     }
 }

@@ -1331,3 +1331,329 @@ mod tests {
         assert_eq!(report.variants, ["utf-8"]);
     }
 }
+
+/// The level and flag logic, each rule as the docs state it: failures
+/// counted and kept per level (`failure_counts`, `failures`,
+/// `failures_per_level`), what counts against a level as unanswered, claims
+/// outside the capabilities, and each level's status (`report::status`).
+#[cfg(test)]
+mod level_logic_tests {
+    use super::*;
+    use crate::decoders::ReferenceDecoder;
+
+    fn failures(per_level: usize) -> Failures {
+        Failures {
+            per_level,
+            counts: BTreeMap::new(),
+            kept: Vec::new(),
+        }
+    }
+
+    fn add(f: &mut Failures, level: Level, source: &str, input: &str, expected: &str) {
+        let m = Mismatch {
+            field: Field::Valid,
+            expected: expected.into(),
+            got: "something else".into(),
+        };
+        f.add(level, source, input.into(), &m);
+    }
+
+    /// The records kept, as (level, input).
+    fn kept(f: &Failures) -> Vec<(&str, &str)> {
+        f.kept
+            .iter()
+            .map(|r| (r.level.as_str(), r.input.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn every_failure_is_counted_and_the_shortest_of_each_level_kept() {
+        // report.rs: failure_counts has all of them, failures the shortest
+        // few per level (failures_per_level), levels in report order.
+        let mut f = failures(2);
+        add(&mut f, Level::Position, "differential", "e0a080", "1");
+        add(&mut f, Level::Validity, "differential", "f5f5f5", "false");
+        add(&mut f, Level::Validity, "exhaustive", "c0", "false");
+        add(&mut f, Level::Validity, "deep", "ff80", "false");
+        add(&mut f, Level::Position, "exhaustive", "80", "0");
+        f.trim();
+        let counts: Vec<(&str, u64)> = f.counts.iter().map(|(l, &n)| (l.as_str(), n)).collect();
+        assert_eq!(counts, [("P", 2), ("V", 3)]);
+        assert_eq!(
+            kept(&f),
+            [("V", "c0"), ("V", "ff80"), ("P", "80"), ("P", "e0a080")]
+        );
+    }
+
+    #[test]
+    fn vectors_come_first_among_inputs_as_short() {
+        // Failures::trim: vectors first among equals (their ids explain
+        // themselves), even before an input that sorts lower.
+        let mut f = failures(1);
+        add(&mut f, Level::Validity, "exhaustive", "c0", "false");
+        add(
+            &mut f,
+            Level::Validity,
+            "vectors:lead-bytes/alone-ff",
+            "ff",
+            "false",
+        );
+        f.trim();
+        assert_eq!(f.kept.len(), 1);
+        assert_eq!(f.kept[0].source, "vectors:lead-bytes/alone-ff");
+    }
+
+    #[test]
+    fn the_same_failure_found_twice_takes_one_place() {
+        // The shortest *inputs* of a level: one input failing the same way
+        // in two stages is one input, and the next shortest keeps its place.
+        let mut f = failures(2);
+        add(&mut f, Level::Validity, "deep", "c0", "false");
+        add(&mut f, Level::Validity, "differential", "c0", "false");
+        add(&mut f, Level::Validity, "exhaustive", "c1", "false");
+        f.trim();
+        assert_eq!(kept(&f), [("V", "c0"), ("V", "c1")]);
+        assert_eq!(f.counts["V"], 3);
+    }
+
+    #[test]
+    fn different_inputs_failing_alike_are_each_kept() {
+        // Most failures of a level expect the same value (`false`): each
+        // input is a failure of its own, on each level it fails.
+        let mut f = failures(3);
+        for input in ["c2", "c0", "c1"] {
+            add(&mut f, Level::Validity, "exhaustive", input, "false");
+        }
+        add(&mut f, Level::Position, "exhaustive", "c0", "false");
+        f.trim();
+        assert_eq!(
+            kept(&f),
+            [("V", "c0"), ("V", "c1"), ("V", "c2"), ("P", "c0")]
+        );
+    }
+
+    /// Answers as the reference does, only what `caps` claims; an input
+    /// starting with FE gets no answer when `refusal` says how, one
+    /// starting with FF panics when `panics`.
+    struct Script {
+        caps: Capabilities,
+        refusal: Option<FailureKind>,
+        panics: bool,
+    }
+
+    impl Decoder for Script {
+        fn name(&self) -> &str {
+            "script"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            self.caps
+        }
+        fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
+            match (bytes.first(), self.refusal) {
+                (Some(0xFE), Some(kind)) => Err(Failure {
+                    kind,
+                    detail: "refused".into(),
+                }),
+                (Some(0xFF), _) if self.panics => panic!("boom"),
+                _ => Ok(Answer::from_results(
+                    self.caps,
+                    reference::decode(bytes),
+                    || reference::decode_lossy(bytes),
+                )),
+            }
+        }
+    }
+
+    fn decodes_of(inputs: &[&[u8]]) -> Vec<Request> {
+        inputs.iter().map(|b| Request::Decode(b.to_vec())).collect()
+    }
+
+    #[test]
+    fn an_unanswered_input_counts_once_against_each_level_it_would_judge() {
+        // A decode informs V P S R, of which STRICT claims V P S.
+        let d = Script {
+            caps: Capabilities::STRICT,
+            refusal: Some(FailureKind::Timeout),
+            panics: false,
+        };
+        let mut asker = Asker::new(&d);
+        asker.ask(&decodes_of(&[b"\xFE", b"A", b"\xFE\x80"]), &());
+        let counts: Vec<(&str, u64)> = asker
+            .unanswered
+            .iter()
+            .map(|(l, &n)| (l.as_str(), n))
+            .collect();
+        assert_eq!(counts, [("P", 2), ("S", 2), ("V", 2)]);
+        // A timeout is neither a request not run nor a panic.
+        assert_eq!(asker.not_run, 0);
+        assert!(asker.panic_incidents().is_empty());
+
+        // A request never made is "not run", and unanswered too.
+        let d = Script {
+            caps: Capabilities::NONE.with(Capability::Lossy),
+            refusal: Some(FailureKind::NotRun),
+            panics: false,
+        };
+        let mut asker = Asker::new(&d);
+        asker.ask(&decodes_of(&[b"\xFE", b"\xFE\xFE"]), &());
+        assert_eq!(asker.not_run, 2);
+        assert_eq!(asker.unanswered.get("R"), Some(&2));
+        assert_eq!(asker.unanswered.len(), 1);
+    }
+
+    #[test]
+    fn a_panic_keeps_its_first_input_the_shortest_and_how_often() {
+        // Asker::panics: by message, the first input, the shortest (the
+        // first found of that length: a later one as short is no shorter),
+        // and the count, which the incident reports as its failures.
+        let d = Script {
+            caps: Capabilities::STRICT,
+            refusal: Some(FailureKind::Timeout),
+            panics: true,
+        };
+        let mut asker = Asker::new(&d);
+        asker.ask(
+            &decodes_of(&[b"\xFF\x41\x41", b"\xFF\x42", b"A", b"\xFF\x43"]),
+            &(),
+        );
+        let (first, shortest, n) = &asker.panics["boom"];
+        assert_eq!(first, b"\xFF\x41\x41");
+        assert_eq!(shortest, b"\xFF\x42");
+        assert_eq!(*n, 3);
+        let incidents = asker.panic_incidents();
+        assert_eq!(incidents.len(), 1);
+        assert_eq!(incidents[0].kind, FailureKind::Panic);
+        assert_eq!(incidents[0].failures, 3);
+        assert_eq!(incidents[0].first_seen, b"\xFF\x41\x41");
+        assert_eq!(asker.unanswered.get("V"), Some(&3));
+    }
+
+    #[test]
+    fn fields_answered_without_a_claim_are_named() {
+        let strict = Answer {
+            valid: Some(false),
+            valid_up_to: Some(0),
+            error_len: Some(Some(1)),
+            ..Answer::default()
+        };
+        let validate = Capabilities::NONE.with(Capability::Validate);
+        let what = outside_claims(&strict, validate).expect("two fields outside");
+        let named: Vec<&str> = what
+            .strip_prefix("answered ")
+            .and_then(|s| s.strip_suffix(" without claiming it"))
+            .expect(&what)
+            .split(", ")
+            .collect();
+        assert_eq!(named, ["valid_up_to", "error_len"]);
+        // Within its claims, or answering less than it claims: nothing.
+        assert_eq!(outside_claims(&strict, Capabilities::STRICT), None);
+        assert_eq!(outside_claims(&Answer::default(), Capabilities::ALL), None);
+        let lossy = Answer {
+            lossy: Some(vec![0xFFFD]),
+            ..Answer::default()
+        };
+        assert_eq!(
+            outside_claims(&lossy, Capabilities::STRICT).as_deref(),
+            Some("answered lossy without claiming it")
+        );
+    }
+
+    #[test]
+    fn one_shot_stages_are_for_a_decoder_that_answers_a_decode() {
+        // docs/protocol.md: validate, decode and lossy are answers to a
+        // decode request; encode and the streams are not.
+        for cap in [Capability::Validate, Capability::Decode, Capability::Lossy] {
+            assert!(decodes(Capabilities::NONE.with(cap)), "{cap:?}");
+        }
+        for cap in [
+            Capability::Position,
+            Capability::Subpart,
+            Capability::Encode,
+            Capability::StreamStrict,
+            Capability::StreamLossy,
+            Capability::Reuse,
+        ] {
+            assert!(!decodes(Capabilities::NONE.with(cap)), "{cap:?}");
+        }
+        assert!(decodes(Capabilities::ALL));
+        assert!(!decodes(Capabilities::NONE));
+    }
+
+    fn options() -> AuditOptions {
+        AuditOptions {
+            builtin_diff_inputs: 200,
+            builtin_exhaustive_len: 1,
+            deep: false,
+            ..AuditOptions::default()
+        }
+    }
+
+    const ABOUT: About = About {
+        description: "",
+        expected_conformant: true,
+        gate: "",
+        format: Format::Utf8,
+    };
+
+    #[test]
+    fn the_reference_passes_every_level_it_claims() {
+        // Reuse included: a run after one left unflushed is held to the
+        // tail of the two as one fresh stream.
+        let files = crate::vectors::bundled();
+        let (report, cells) = audit_decoder(&ReferenceDecoder, &ABOUT, &files, &options(), &());
+        for level in Level::ALL {
+            assert_eq!(
+                report.status(level),
+                status::PASS,
+                "{level}: {:?}",
+                report.failures
+            );
+        }
+        assert!(report.failures.is_empty() && report.failure_counts.is_empty());
+        assert_eq!(report.reuse_rules, ["fresh", "continues-unflushed"]);
+        // Every case it runs passes (no decoder claims UTF-16, whose cases
+        // are n/a), so no cell is listed.
+        assert!(cells.iter().all(|c| c == "pass" || c == "n/a"));
+        assert!(report.vector_cells.is_empty(), "{:?}", report.vector_cells);
+    }
+
+    #[test]
+    fn a_level_with_no_answer_on_some_input_and_no_failure_is_incomplete() {
+        let files = crate::vectors::bundled();
+        let validate = Capabilities::NONE.with(Capability::Validate);
+        // Every answer right: V passes, the rest is not claimed, and only
+        // the cells neither pass nor n/a are listed (none).
+        let right = Script {
+            caps: validate,
+            refusal: None,
+            panics: false,
+        };
+        let (report, cells) = audit_decoder(&right, &ABOUT, &files, &options(), &());
+        assert_eq!(report.status(Level::Validity), status::PASS);
+        for level in &Level::ALL[1..] {
+            assert_eq!(report.status(*level), status::NOT_APPLICABLE, "{level}");
+        }
+        assert!(cells.iter().any(|c| c == "n/a") && cells.iter().any(|c| c == "pass"));
+        assert!(report.vector_cells.is_empty(), "{:?}", report.vector_cells);
+
+        // Inputs starting with FE unanswered: V incomplete, not failed.
+        let silent = Script {
+            refusal: Some(FailureKind::Timeout),
+            ..right
+        };
+        let (report, _) = audit_decoder(&silent, &ABOUT, &files, &options(), &());
+        assert_eq!(report.status(Level::Validity), status::INCOMPLETE);
+        assert!(report.failure_counts.is_empty());
+        assert!(report.unanswered["V"] > 0);
+        assert_eq!(
+            report
+                .vector_cells
+                .get("lead-bytes/alone-fe")
+                .map(String::as_str),
+            Some("no-answer")
+        );
+    }
+}
