@@ -166,8 +166,15 @@ impl Failures {
             )
         };
         self.kept.sort_by_key(key);
-        self.kept
-            .dedup_by(|a, b| a.level == b.level && a.input == b.input && a.expected == b.expected);
+        // One record per failure (level, input, expected), the first in
+        // that order: the same failure found by two stages (the vectors and
+        // the exhaustive sweep, say) sorts apart when another input of the
+        // same length falls between their sources, so merging neighbours
+        // alone kept it twice.
+        let mut seen_failure = std::collections::HashSet::new();
+        self.kept.retain(|f| {
+            seen_failure.insert((f.level.clone(), f.input.clone(), f.expected.clone()))
+        });
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         let per_level = self.per_level;
         self.kept.retain(|f| {
@@ -1655,5 +1662,33 @@ mod level_logic_tests {
                 .map(String::as_str),
             Some("no-answer")
         );
+    }
+
+    #[test]
+    fn a_failure_found_by_the_vectors_and_another_stage_is_kept_once() {
+        // S c0 and S c1 from the vectors, then S c0 again from the
+        // exhaustive sweep: sorted, the vectors' c1 falls between the two
+        // records of c0. The report keeps each failure once (the vectors'
+        // record, whose id explains it).
+        let mut f = failures(20);
+        add(
+            &mut f,
+            Level::Subpart,
+            "vectors:lead-bytes/alone-c0",
+            "c0",
+            "1",
+        );
+        add(
+            &mut f,
+            Level::Subpart,
+            "vectors:lead-bytes/alone-c1",
+            "c1",
+            "1",
+        );
+        add(&mut f, Level::Subpart, "exhaustive", "c0", "1");
+        f.trim();
+        assert_eq!(kept(&f), [("S", "c0"), ("S", "c1")]);
+        assert_eq!(f.kept[0].source, "vectors:lead-bytes/alone-c0");
+        assert_eq!(f.counts["S"], 3, "every failure is still counted");
     }
 }
