@@ -979,4 +979,41 @@ mod tests {
             Policy::MaximalSubpart
         );
     }
+
+    /// A flag's evidence shows the decoder's answer field by field, in the
+    /// protocol's own words (`valid`, `valid_up_to`, `error_len`, `lossy`)
+    /// and code points as U+ notation, so a reader can check the claim.
+    #[test]
+    fn an_answer_is_shown_field_by_field() {
+        let rejected = Answer {
+            valid: Some(false),
+            valid_up_to: Some(1),
+            error_len: Some(Some(2)),
+            lossy: Some(vec![0x41, F]),
+            ..Answer::default()
+        };
+        let shown = show_answer(&rejected);
+        for part in [
+            "valid false",
+            "valid_up_to 1",
+            "error_len 2",
+            "lossy [U+0041 U+FFFD]",
+        ] {
+            assert!(shown.contains(part), "{part:?} missing from {shown:?}");
+        }
+        let accepted = Answer {
+            valid: Some(true),
+            scalars: Some(vec![0xD800]),
+            ..Answer::default()
+        };
+        let shown = show_answer(&accepted);
+        for part in ["valid true", "scalars [U+D800]"] {
+            assert!(shown.contains(part), "{part:?} missing from {shown:?}");
+        }
+        let incomplete = Answer {
+            error_len: Some(None),
+            ..Answer::default()
+        };
+        assert!(show_answer(&incomplete).contains("error_len null"));
+    }
 }
