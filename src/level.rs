@@ -135,4 +135,70 @@ mod tests {
         assert!(Level::Chunking.claimed_by(lossy_stream));
         assert!(!Level::Reuse.claimed_by(lossy_stream));
     }
+
+    /// The report's legend reads each level's question: it names the
+    /// level first (the words the README's level table uses).
+    #[test]
+    fn each_question_names_its_level_first() {
+        let names = [
+            "validity:",
+            "position:",
+            "subpart:",
+            "replacement:",
+            "chunking:",
+            "reuse:",
+            "encoding:",
+        ];
+        for (level, name) in Level::ALL.into_iter().zip(names) {
+            assert!(
+                level.question().starts_with(name),
+                "{level}: {}",
+                level.question()
+            );
+            assert!(
+                level.question().len() > name.len() + 10,
+                "{level}: no question"
+            );
+        }
+    }
+
+    /// Each claim alone brings exactly the level that scores it; a decoder
+    /// that claims nothing is scored on nothing.
+    #[test]
+    fn each_capability_alone_claims_its_level() {
+        use Capability::*;
+        let alone = [
+            (Validate, Level::Validity),
+            (Decode, Level::Validity),
+            (Position, Level::Position),
+            (Subpart, Level::Subpart),
+            (Lossy, Level::Replacement),
+            (StreamStrict, Level::Chunking),
+            (StreamLossy, Level::Chunking),
+            (Reuse, Level::Reuse),
+            (Encode, Level::Encoding),
+        ];
+        for (cap, claimed) in alone {
+            let caps = Capabilities::NONE.with(cap);
+            for level in Level::ALL {
+                assert_eq!(
+                    level.claimed_by(caps),
+                    level == claimed,
+                    "{cap:?} and {level}"
+                );
+            }
+        }
+        assert!(Level::ALL.iter().all(|l| !l.claimed_by(Capabilities::NONE)));
+    }
+
+    #[test]
+    fn a_level_displays_as_its_letter() {
+        let shown: Vec<String> = Level::ALL.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["V", "P", "S", "R", "C", "U", "E"]);
+        assert_eq!(Level::parse_set(""), Ok(vec![]));
+        assert_eq!(
+            Level::parse_set("U,E"),
+            Ok(vec![Level::Reuse, Level::Encoding])
+        );
+    }
 }

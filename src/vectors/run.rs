@@ -386,4 +386,279 @@ mod tests {
             .iter()
             .any(|r| r.chunks.iter().map(Vec::len).eq([7, 3])));
     }
+
+    use crate::outcome::{Answer, Capabilities, EncodeAnswer, Failure, FailureKind};
+    use crate::outcome::{StreamAnswer, StreamMode};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    fn committed() -> Vec<VectorFile> {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/vectors"));
+        super::super::load_dir(dir)
+            .expect("the committed vectors load")
+            .into_iter()
+            .map(|(_, f)| f)
+            .collect()
+    }
+
+    /// std's decoder and encoder with two planted bugs, each of a real
+    /// UTF-8 variant: `C0 80` is read as U+0000 (Modified UTF-8's NUL),
+    /// and a surrogate is encoded as its three bytes instead of refused
+    /// (CESU-8's way). It streams as the reference does, and counts the
+    /// streams it is asked.
+    struct Planted {
+        streams: AtomicU64,
+    }
+
+    impl Decoder for Planted {
+        fn name(&self) -> &str {
+            "planted"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::NONE
+                .with(Capability::Validate)
+                .with(Capability::Decode)
+                .with(Capability::StreamStrict)
+                .with(Capability::Encode)
+        }
+        fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
+            let mut read = Vec::new();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i..].starts_with(&[0xC0, 0x80]) {
+                    read.push(0);
+                    i += 2;
+                } else {
+                    read.push(bytes[i]);
+                    i += 1;
+                }
+            }
+            Ok(Answer::from_results(
+                self.capabilities(),
+                std::str::from_utf8(&read)
+                    .map(|s| s.chars().collect())
+                    .map_err(Into::into),
+                Vec::new,
+            ))
+        }
+        fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
+            Ok(match char::from_u32(scalar) {
+                Some(c) => EncodeAnswer::Bytes(c.to_string().into_bytes()),
+                None if (0xD800..=0xDFFF).contains(&scalar) => EncodeAnswer::Bytes(vec![
+                    0xE0 | (scalar >> 12) as u8,
+                    0x80 | (scalar >> 6 & 0x3F) as u8,
+                    0x80 | (scalar & 0x3F) as u8,
+                ]),
+                None => EncodeAnswer::Refused(None),
+            })
+        }
+        fn stream(&self, mode: StreamMode, run: &StreamRun) -> Result<StreamAnswer, Failure> {
+            self.streams.fetch_add(1, Ordering::Relaxed);
+            Ok(reference::stream::expect(mode, run))
+        }
+    }
+
+    /// Every case a planted bug shows up in is a failure of the level
+    /// the bug breaks, counted in its file's tally, and the decoder is
+    /// unexpected on exactly the levels broken (none is a known
+    /// divergence).
+    #[test]
+    fn planted_bugs_fail_their_levels_and_only_those() {
+        let files = committed();
+        let planted = Planted {
+            streams: AtomicU64::new(0),
+        };
+        let result = run_dyn(&files, &[&planted]);
+
+        let unexpected = result.unexpected();
+        assert_eq!(unexpected.len(), 1, "{unexpected:?}");
+        let (name, levels) = &unexpected[0];
+        assert_eq!(name, "planted");
+        // Validity (C0 80 accepted) and encoding (surrogates encoded);
+        // streams answer as the reference, and nothing else is claimed.
+        assert_eq!(levels, &[Level::Validity, Level::Encoding]);
+        assert_eq!(
+            result.failed_levels["planted"],
+            BTreeSet::from([Level::Validity, Level::Encoding])
+        );
+
+        // The evidence: the overlong NUL and a surrogate, by input.
+        let inputs: BTreeSet<&str> = result.failures.iter().map(|f| f.input.as_str()).collect();
+        assert!(inputs.contains("c080"), "{inputs:?}");
+        assert!(inputs.contains("U+D800"), "{inputs:?}");
+        assert!(result.failures.iter().all(|f| f.decoder == "planted"));
+        // No failure for a case without either bug in it.
+        for f in &result.failures {
+            let shows = f.input.contains("c080") || f.input.starts_with("U+D");
+            assert!(
+                shows,
+                "{} {}/{}: {:?}",
+                f.input, f.category, f.id, f.mismatch
+            );
+        }
+
+        // Tallies: a category counts the cases asked and those failed
+        // (each failed case once, however many fields differ).
+        for ((decoder, category), tally) in &result.tallies {
+            assert_eq!(decoder, "planted");
+            assert!(tally.run > 0, "{category}: {tally:?}");
+            let failed: BTreeSet<&str> = result
+                .failures
+                .iter()
+                .filter(|f| &f.category == category)
+                .map(|f| f.id.as_str())
+                .collect();
+            assert_eq!(tally.failed, failed.len(), "{category}: {tally:?}");
+            assert!(tally.failed < tally.run, "{category}: {tally:?}");
+        }
+        let asked: usize = result.tallies.values().map(|t| t.run).sum();
+        let cases: usize = files
+            .iter()
+            .flat_map(|f| &f.cases)
+            .filter(|c| c.runs_on(planted.capabilities()))
+            .count();
+        assert_eq!(asked, cases, "every case it can run was asked once");
+        // The streams counted are the streams asked.
+        assert_eq!(result.streams, planted.streams.load(Ordering::Relaxed));
+        assert!(result.streams > cases as u64);
+        assert!(result.unanswered.get("planted").copied().unwrap_or(0) == 0);
+    }
+
+    /// Answers only inputs without an F4 byte (a crash, as a process
+    /// adapter would report it), and validates them as std does.
+    struct Mute;
+
+    impl Decoder for Mute {
+        fn name(&self) -> &str {
+            "mute"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::NONE.with(Capability::Validate)
+        }
+        fn decode(&self, bytes: &[u8]) -> Result<Answer, Failure> {
+            if bytes.contains(&0xF4) {
+                return Err(Failure {
+                    kind: FailureKind::Crash,
+                    detail: "exited".into(),
+                });
+            }
+            Ok(Answer {
+                valid: Some(std::str::from_utf8(bytes).is_ok()),
+                ..Answer::default()
+            })
+        }
+    }
+
+    /// Encodes as std does; decodes nothing (it claims only encode).
+    struct EncodeOnly;
+
+    impl Decoder for EncodeOnly {
+        fn name(&self) -> &str {
+            "encode-only"
+        }
+        fn version(&self) -> String {
+            "test".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::NONE.with(Capability::Encode)
+        }
+        fn decode(&self, _: &[u8]) -> Result<Answer, Failure> {
+            panic!("decode asked of an encoder")
+        }
+        fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
+            Ok(match char::from_u32(scalar) {
+                Some(c) => EncodeAnswer::Bytes(c.to_string().into_bytes()),
+                None => EncodeAnswer::Refused(None),
+            })
+        }
+    }
+
+    /// A case with no answer is counted unanswered, fails no level, and is
+    /// listed; a decoder is asked only the cases its claims cover, and a
+    /// category it ran nothing of has no tally.
+    #[test]
+    fn unanswered_cases_are_counted_and_unclaimed_ones_not_asked() {
+        let files = committed();
+        let result = run_dyn(&files, &[&Mute, &EncodeOnly]);
+        let with_f4 = files
+            .iter()
+            .flat_map(|f| &f.cases)
+            .filter(|c| matches!(c, Case::Decode(d) if d.input().contains(&0xF4)))
+            .count();
+        assert!(with_f4 > 0);
+        assert_eq!(result.unanswered.get("mute"), Some(&(with_f4 as u64)));
+        assert!(result.unexpected().is_empty(), "{:?}", result.unexpected());
+        assert_eq!(result.failures.len(), with_f4);
+        assert!(result.failures.iter().all(|f| f.decoder == "mute"));
+        // The encoder ran the encode cases alone, and passed them.
+        let encoder: Vec<&String> = result
+            .tallies
+            .keys()
+            .filter(|(d, _)| d == "encode-only")
+            .map(|(_, c)| c)
+            .collect();
+        let encode_files: Vec<&String> = files
+            .iter()
+            .filter(|f| f.cases.iter().any(|c| matches!(c, Case::Encode(_))))
+            .map(|f| &f.category)
+            .collect();
+        assert_eq!(encoder, encode_files);
+        assert!(result.failed_levels["encode-only"].is_empty());
+        assert_eq!(result.streams, 0, "neither decoder streams");
+    }
+
+    /// Past [`EVERY_CHUNKING_UP_TO`] bytes, single cuts and uniform chunks
+    /// only; past [`EVERY_CUT_UP_TO`], the cuts near both ends and 63
+    /// spread between, uniform chunks of 2 to 5 bytes, and no run of one
+    /// byte a chunk (empty chunks between bytes included).
+    #[test]
+    fn longer_inputs_get_single_cuts_then_a_sample_of_them() {
+        let lens = |runs: &[StreamRun]| -> Vec<Vec<usize>> {
+            runs.iter()
+                .map(|r| r.chunks.iter().map(Vec::len).collect())
+                .collect()
+        };
+        let ten = lens(&chunkings(b"0123456789"));
+        for cut in 0..=10 {
+            let want: Vec<usize> = [cut, 10 - cut].into_iter().filter(|&l| l > 0).collect();
+            assert!(
+                ten.iter().any(|l| l
+                    .iter()
+                    .copied()
+                    .filter(|&l| l > 0)
+                    .eq(want.iter().copied())),
+                "cut {cut} missing from {ten:?}"
+            );
+        }
+        // Not every chunking: no three uneven chunks.
+        assert!(!ten.contains(&vec![1, 2, 7]), "{ten:?}");
+        assert!(ten.contains(&vec![3, 3, 3, 1]));
+        assert!(ten.contains(&vec![0, 10]), "one empty chunk first");
+
+        let input: Vec<u8> = (0..300u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let runs = chunkings(&input);
+        assert!(runs.iter().all(|r| r.bytes() == input && r.flush));
+        let long = lens(&runs);
+        let cut_at = |cut: usize| long.contains(&vec![cut, 300 - cut]);
+        for cut in [1, 30, 64, 236, 270, 299] {
+            assert!(cut_at(cut), "cut {cut} near an end missing");
+        }
+        // k * 300 / 64 for k = 22 and 32: 103 and 150; 100 is none.
+        assert!(cut_at(103) && cut_at(150));
+        assert!(
+            !cut_at(100) && !cut_at(120),
+            "only 63 cuts between the ends"
+        );
+        for size in 2..=5 {
+            let want: Vec<usize> = (0..300 / size).map(|_| size).collect();
+            assert!(long.contains(&want), "uniform {size} missing");
+        }
+        assert!(long.iter().all(|l| l.len() <= 150), "one byte a chunk");
+        assert!(long.contains(&vec![0, 300]), "one empty chunk first");
+    }
 }
