@@ -1,10 +1,12 @@
-//! Well-formed UTF-8 → UTF-16 for the AVX2 kernel.
+//! UTF-8 → UTF-16 for the AVX2 kernel: strict (checked as it goes), and
+//! of well-formed text.
 //!
-//! 32 bytes a step (and the 3 after them, where the continuations of a
-//! character that starts near the end are): an ASCII step is widened to
-//! 32 code units; any other is two 16-byte groups, each of which decodes
-//! the characters that start in it (a continuation byte starts nothing),
-//! by the widest kind it holds:
+//! 32 bytes a step: an ASCII step is widened to 32 code units (64 bytes
+//! an iteration while ASCII lasts); any other, with the 3 bytes after it
+//! (where the continuations of a character that starts near the end are),
+//! is two 16-byte groups, each of which decodes the characters that start
+//! in it (a continuation byte starts nothing), by the widest kind it
+//! holds:
 //!
 //! * ASCII: widened;
 //! * no 4-byte lead (the BMP): each byte gets, in a 16-bit word, the value
@@ -16,15 +18,18 @@
 //!   word of each start's lane and the high word of each pair's.
 //!
 //! The groups' places do not depend on what the one before decoded, so
-//! the work of a step has no chain through its characters. The last bytes
-//! (fewer than a step and its 3) are copied to a zero-padded buffer and
-//! decoded by the same groups, the padding's zeros masked off the starts.
+//! the work of a step has no chain through its characters. Strict
+//! decoding checks each step first, with the validator's block check; the
+//! last bytes of well-formed text (fewer than a step and 3 more) are
+//! copied to a zero-padded buffer and decoded by the same groups, the
+//! padding's zeros masked off the starts.
 
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
 use super::super::super::{repeat, LENGTH_SHIFT, PAYLOAD};
-use super::super::WINDOW_GATHER;
+use super::super::{open_lead, Avx2, WINDOW_GATHER};
 use super::Utf16Avx2;
+use crate::Verdict;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -97,6 +102,41 @@ fn table(t: &[u8; 32]) -> __m256i {
 }
 
 impl Utf16Avx2 {
+    /// Checks `bytes` and decodes them: appends the UTF-16 of the longest
+    /// well-formed prefix to `out`, and returns the validator's verdict.
+    ///
+    /// The steps are checked as they go ([`steps`](Self::steps)), so an
+    /// ASCII step costs its widening only; where they stop (an error, a
+    /// character left open before an ASCII step, or the last bytes), the
+    /// validator and [`decode_valid`](Self::decode_valid) take the rest,
+    /// from the lead of any character the steps decoded but had not seen
+    /// the end of.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
+        let len = bytes.len();
+        out.reserve(len + SLACK);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..len + SLACK];
+        let (mut at, mut written) = Self::steps::<true>(bytes, dst);
+        if let Some(lead) = open_lead(bytes, at) {
+            // Its one code unit, or two for a 4-byte lead, went out.
+            written -= 1 + usize::from(bytes[lead] >= 0xF0);
+            at = lead;
+        }
+        // SAFETY: `dst[..written]` holds the code units of the characters
+        // before `at` (`steps`, less the open one's), within the spare
+        // capacity.
+        unsafe { out.set_len(base + written) };
+        let rest = &bytes[at..];
+        if rest.is_empty() {
+            return Verdict::WELL_FORMED;
+        }
+        let result = Avx2::validate(rest).unpack();
+        // SAFETY: `result` is this kernel's validator's verdict on `rest`.
+        Self::decode_valid(unsafe { crate::valid_prefix(rest, result) }, out);
+        Verdict::pack(result.map_err(|e| e.shifted(at)))
+    }
+
     /// Appends the UTF-16 of `text`.
     #[target_feature(enable = "avx2,popcnt")]
     pub(crate) fn decode_valid(text: &str, out: &mut Vec<u16>) {
@@ -106,16 +146,40 @@ impl Utf16Avx2 {
         out.reserve(len + SLACK);
         let base = out.len();
         let dst = &mut out.spare_capacity_mut()[..len + SLACK];
+        let (at, written) = Self::steps::<false>(bytes, dst);
+        let written = written + Self::tail(&bytes[at..], &mut dst[written..]);
+        // SAFETY: `dst[..written]` holds the code units of all of `text`
+        // (`steps`, then `tail`), within the spare capacity.
+        unsafe { out.set_len(base + written) };
+    }
+
+    /// Decodes `bytes` a step at a time while a step (and, unless it is
+    /// ASCII, the 3 bytes after it) is there, into `dst` (with `SLACK` units of room past one unit
+    /// per byte); returns how far it got, `at`, and the code units written:
+    /// those of the characters that start before `at`.
+    ///
+    /// With `CHECK`, each step is first checked, as the validator checks a
+    /// block (an ASCII step: only that the step before left no character
+    /// open), and the loop stops before the first that fails; the bytes
+    /// before `at` are then well-formed but for a character the steps
+    /// decoded whose end is past `at`.
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
         let (mut at, mut written) = (0, 0);
+        // The step before (zero before the first), the check's context.
+        let mut prev = _mm256_setzero_si256();
         // Invariant: `dst[..written]` holds the code units of the
         // characters that start before `at`, `written` ≤ `at` + 1.
-        while let Some(window) = bytes.get(at..at + STEP + 3) {
-            let window: &[u8; STEP + 3] = window.try_into().expect("a step and 3 bytes");
-            let block: &[u8; STEP] = window[..STEP].try_into().expect("32 bytes");
+        while let Some(block) = bytes.get(at..at + STEP) {
+            let block: &[u8; STEP] = block.try_into().expect("32 bytes");
             // SAFETY: `block` is 32 readable bytes, the load's width.
             let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast()) };
             let non_ascii = _mm256_movemask_epi8(v) as u32;
             if non_ascii == 0 {
+                if CHECK && Avx2::incomplete(prev) {
+                    break;
+                }
                 store16(
                     &mut dst[written..],
                     _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)),
@@ -126,7 +190,61 @@ impl Utf16Avx2 {
                 );
                 at += STEP;
                 written += STEP;
+                // ASCII text: 64 bytes an iteration while it lasts, one
+                // test and four stores, nothing else carried.
+                while let Some(run) = bytes.get(at..at + 2 * STEP) {
+                    let run: &[u8; 2 * STEP] = run.try_into().expect("64 bytes");
+                    // SAFETY: `run` is 64 readable bytes, two loads' width.
+                    let (a, b) = unsafe {
+                        (
+                            _mm256_loadu_si256(run.as_ptr().cast()),
+                            _mm256_loadu_si256(run[STEP..].as_ptr().cast()),
+                        )
+                    };
+                    if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+                        break;
+                    }
+                    let to: &mut [MaybeUninit<u16>; 2 * STEP] = (&mut dst
+                        [written..written + 2 * STEP])
+                        .try_into()
+                        .expect("64 units");
+                    for (k, v) in [a, b].into_iter().enumerate() {
+                        store16(
+                            &mut to[32 * k..],
+                            _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)),
+                        );
+                        store16(
+                            &mut to[32 * k + 16..],
+                            _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)),
+                        );
+                    }
+                    at += 2 * STEP;
+                    written += 2 * STEP;
+                }
+                // An ASCII block, as the check's context: nothing open.
+                prev = _mm256_setzero_si256();
                 continue;
+            }
+            // Characters that start in the step may end in the 3 bytes
+            // after it.
+            let Some(window) = bytes.get(at..at + STEP + 3) else {
+                break;
+            };
+            let window: &[u8; STEP + 3] = window.try_into().expect("a step and 3 bytes");
+            if CHECK {
+                let errors = if at == 0 {
+                    Avx2::errors(v, prev)
+                } else {
+                    // The step before is in memory: the check reads its
+                    // shifted copies from there.
+                    let behind: &[u8; 3 + STEP] =
+                        bytes[at - 3..at + STEP].try_into().expect("3 + 32 bytes");
+                    Avx2::errors_in_place(behind, v)
+                };
+                if Avx2::any(errors) {
+                    break;
+                }
+                prev = v;
             }
             // As signed bytes, a continuation is ≤ −65 and a 4-byte lead
             // (0xF0..) > −17 and negative.
@@ -149,12 +267,21 @@ impl Utf16Avx2 {
             }
             at += STEP;
         }
-        // The last bytes, zero-padded: groups at 0, 16 and 32 read up to
-        // byte 51.
-        let rest = &bytes[at..];
+        (at, written)
+    }
+
+    /// Decodes the characters that start in `rest` (well-formed text's
+    /// last bytes, fewer than a step and 3 more, from wherever the steps
+    /// stopped: its first bytes may continue a character already decoded)
+    /// into `dst`; returns how many code units that is. The groups read a
+    /// zero-padded copy: those at 0, 16 and 32 read up to byte 51.
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn tail(rest: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
+        debug_assert!(rest.len() < STEP + 3);
         let mut padded = [0u8; 64];
         padded[..rest.len()].copy_from_slice(rest);
-        let mut from = 0;
+        let (mut from, mut written) = (0, 0);
         while from < rest.len() {
             let v = load16(&padded, from);
             let real = ((1u64 << (rest.len() - from).min(GROUP)) - 1) as u16;
@@ -175,9 +302,7 @@ impl Utf16Avx2 {
             written += Self::group(group, masks, room);
             from += GROUP;
         }
-        // SAFETY: `dst[..written]` were written (the invariant, at the
-        // end), within the spare capacity.
-        unsafe { out.set_len(base + written) };
+        written
     }
 
     /// Decodes the characters that start in the first 16 of `bytes` (the
