@@ -632,3 +632,26 @@ fn encode_lone_surrogates_at_every_offset_among_pairs_and_bmp_text() {
         }
     }
 }
+
+#[test]
+fn decode_cjk_runs_after_each_length_of_character_at_every_offset() {
+    // A run of 3-byte characters that a 32-byte step or a 16-byte group
+    // may begin in the middle of: after the last 1 to 3 bytes of a 2-, 3-
+    // or 4-byte character placed at every offset, clean and with an error
+    // in the run.
+    for before in ["é", "€", "😀"] {
+        for n in 0..70 {
+            let text = format!("{}{before}{}xyz", "a".repeat(n), "中".repeat(40));
+            check_decode(text.as_bytes());
+            let run = n + before.len();
+            for k in 0..4 {
+                let bad = BAD[(n + k) % BAD.len()];
+                let at = run + 7 * k + 1;
+                let mut input = text.as_bytes()[..at].to_vec();
+                input.extend_from_slice(bad);
+                input.extend_from_slice(&text.as_bytes()[at..]);
+                check_decode(&input);
+            }
+        }
+    }
+}

@@ -4,11 +4,13 @@
 //! 32 bytes a step: an ASCII step is widened to 32 code units (64 bytes
 //! an iteration while ASCII lasts); any other, with the 3 bytes after it
 //! (where the continuations of a character that starts near the end are),
-//! is two 16-byte groups, each of which decodes the characters that start
-//! in it (a continuation byte starts nothing), by the widest kind it
-//! holds:
+//! is, when every character that starts in it is 3 bytes long (CJK text),
+//! decoded by fixed shuffles from its first start; otherwise it is two
+//! 16-byte groups, each of which decodes the characters that start in it
+//! (a continuation byte starts nothing), by the widest kind it holds:
 //!
 //! * ASCII: widened;
+//! * 3-byte characters only: fixed shuffles, as the step's;
 //! * no 4-byte lead (the BMP): each byte gets, in a 16-bit word, the value
 //!   of the character it would start (as the UTF-32 decoder's `bmp16`),
 //!   and a `pshufb` per 128-bit lane packs the words of the starts;
@@ -48,11 +50,13 @@ const ROOM: usize = 24;
 const SLACK: usize = 32;
 
 /// A group's masks: bit `i` says byte `i` is not ASCII, starts a
-/// character (is not 0x80..=0xBF), is a 4-byte lead (0xF0..).
+/// character (is not 0x80..=0xBF), is a 3-byte lead (0xE0..=0xEF), is a
+/// 4-byte lead (0xF0..).
 #[derive(Clone, Copy)]
 struct Masks {
     non_ascii: u16,
     starts: u16,
+    three: u16,
     four: u16,
 }
 
@@ -251,10 +255,25 @@ impl Utf16Avx2 {
             let starts = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
             let four = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-17))) as u32
                 & non_ascii;
+            // 0xE0.. (as signed bytes, > −33, and negative) but not 0xF0..
+            let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33))) as u32
+                & non_ascii
+                & !four;
+            if starts & !three == 0 {
+                // 3-byte characters only (CJK text), 10 or 11 of them.
+                let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[written..written + 16])
+                    .try_into()
+                    .expect("16 units");
+                Self::step_of_threes(window, starts, to);
+                written += starts.count_ones() as usize;
+                at += STEP;
+                continue;
+            }
             for h in 0..2 {
                 let masks = Masks {
                     non_ascii: (non_ascii >> (GROUP * h)) as u16,
                     starts: (starts >> (GROUP * h)) as u16,
+                    three: (three >> (GROUP * h)) as u16,
                     four: (four >> (GROUP * h)) as u16,
                 };
                 let group: &[u8; GROUP + 3] = window[GROUP * h..GROUP * h + GROUP + 3]
@@ -286,12 +305,14 @@ impl Utf16Avx2 {
             let v = load16(&padded, from);
             let real = ((1u64 << (rest.len() - from).min(GROUP)) - 1) as u16;
             let non_ascii = _mm_movemask_epi8(v) as u16;
+            let four = _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-17))) as u16 & non_ascii;
             let masks = Masks {
                 non_ascii,
                 starts: _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65))) as u16 & real,
-                four: _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-17))) as u16
+                three: _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(-33))) as u16
                     & non_ascii
-                    & real,
+                    & !four,
+                four,
             };
             let group: &[u8; GROUP + 3] = padded[from..from + GROUP + 3]
                 .try_into()
@@ -315,6 +336,7 @@ impl Utf16Avx2 {
         let Masks {
             non_ascii,
             starts,
+            three,
             four,
         } = masks;
         if non_ascii == 0 {
@@ -322,10 +344,101 @@ impl Utf16Avx2 {
             return starts.count_ones() as usize;
         }
         if four == 0 {
-            Self::bmp(bytes, starts, dst);
+            if starts != 0 && starts & !three == 0 {
+                Self::threes(bytes, starts, dst);
+            } else {
+                Self::bmp(bytes, starts, dst);
+            }
             return starts.count_ones() as usize;
         }
         Self::with_pairs(bytes, starts, four, dst)
+    }
+
+    /// A step of 3-byte characters only (CJK text): they start at every
+    /// third byte from the first start (its bytes before are
+    /// continuations, at most 3), 10 or 11 of them, each decoded by a
+    /// fixed shuffle moved on by the first start, as in
+    /// [`threes`](Self::threes): characters 0–7 from the step's bytes
+    /// (two 16-byte loads 12 bytes apart), 8–10 from its last 16 bytes and
+    /// the 3 after them.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn step_of_threes(window: &[u8; STEP + 3], starts: u32, dst: &mut [MaybeUninit<u16>; 16]) {
+        let phase = starts.trailing_zeros() as i8;
+        debug_assert!(phase <= 3);
+        let z = -128;
+        let moved = |control: __m256i| _mm256_add_epi8(control, _mm256_set1_epi8(phase));
+        // Per 32-bit lane, a character's last byte lowest, its lead third,
+        // then a zero (a control byte with its top bit set, which adding
+        // the phase keeps).
+        let eight = moved(_mm256_setr_epi8(
+            2, 1, 0, z, 5, 4, 3, z, 8, 7, 6, z, 11, 10, 9, z, 2, 1, 0, z, 5, 4, 3, z, 8, 7, 6, z,
+            11, 10, 9, z,
+        ));
+        // Characters 8–10 at 24 + phase, 5 + phase into the load at 19;
+        // the other lanes are never counted.
+        let three = moved(_mm256_setr_epi8(
+            7, 6, 5, z, 10, 9, 8, z, 13, 12, 11, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z,
+            z, z, z, z,
+        ));
+        let at = |k: usize| load16(window, k);
+        let first = _mm256_set_m128i(at(12), at(0));
+        // The shuffle reads each 128-bit lane: the first lane's load starts
+        // at byte 0, the second's 12 bytes on; the phase moves both.
+        let first = _mm256_shuffle_epi8(first, eight);
+        let last = _mm256_shuffle_epi8(_mm256_castsi128_si256(at(STEP + 3 - 16)), three);
+        let value = |x: __m256i| {
+            let bits = _mm256_and_si256(x, _mm256_set1_epi32(0x000F_3F3F));
+            // b2 + 64·b1 and b0, then + 4096·b0.
+            let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
+            _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001))
+        };
+        // Each lane below 0x10000: the pack is exact. It interleaves
+        // 4-lane groups of its two operands; the permute puts characters
+        // 0–3, 4–7 and 8–11 in order.
+        let units = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(
+            value(first),
+            value(last),
+        ));
+        store16(dst, units);
+    }
+
+    /// [`group`](Self::group) of 3-byte characters only (CJK text): they
+    /// start at every third byte from the first start (its bytes before
+    /// are continuations, at most 3), 5 or 6 of them, and each becomes a
+    /// 16-bit unit by a fixed shuffle (the lead's 4 payload bits and the
+    /// continuations' 6, RFC 3629 §3) moved on by the first start: no
+    /// table.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn threes(bytes: &[u8; GROUP + 3], starts: u16, dst: &mut [MaybeUninit<u16>; ROOM]) {
+        let phase = starts.trailing_zeros() as i8;
+        debug_assert!(phase <= 3);
+        // Per 32-bit lane, a character's last byte lowest, its lead third,
+        // then a zero (a control byte with its top bit set, which adding
+        // the phase keeps). Lanes 0–3 are characters 0–3, from the group's
+        // first 16 bytes; lanes 4–5 characters 4 and 5, from 16 bytes at 3
+        // (12 bytes on, less 3); lanes 6 and 7 are never counted.
+        let z = -128;
+        let control = _mm256_add_epi8(
+            _mm256_setr_epi8(
+                2, 1, 0, z, 5, 4, 3, z, 8, 7, 6, z, 11, 10, 9, z, 11, 10, 9, z, 14, 13, 12, z, 0,
+                0, 0, z, 0, 0, 0, z,
+            ),
+            _mm256_set1_epi8(phase),
+        );
+        let window = _mm256_set_m128i(load16(bytes, 3), load16(bytes, 0));
+        let bits = _mm256_and_si256(
+            _mm256_shuffle_epi8(window, control),
+            _mm256_set1_epi32(0x000F_3F3F),
+        );
+        // b2 + 64·b1 and b0, then + 4096·b0.
+        let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
+        let values = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001));
+        // Each lane below 0x10000: the pack is exact; the permute puts
+        // the two 128-bit lanes' four units side by side.
+        let units = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi32(values, values));
+        store8(dst, _mm256_castsi256_si128(units));
     }
 
     /// [`group`](Self::group) of 1- to 3-byte characters: each byte's
