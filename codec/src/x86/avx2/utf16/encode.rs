@@ -1,9 +1,9 @@
 //! UTF-16 → UTF-8 for the AVX2 kernel: strict and lossy.
 //!
-//! 16 code units a block, one register of 16-bit lanes:
+//! 32 code units a step while they are ASCII (narrowed by a saturating
+//! pack), else 16, one register of 16-bit lanes:
 //!
-//! * all below 0x80: narrowed by a saturating pack, and from there (and
-//!   at the start) 32 units a step while they are ASCII;
+//! * all below 0x80: narrowed;
 //! * all below 0x800 (1- and 2-byte characters): each unit becomes one
 //!   16-bit word, `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII
 //!   byte and a zero, 8 words packed by one `pshufb` ([`COMPACT2`]);
@@ -121,25 +121,34 @@ impl Utf16Avx2 {
         // Invariant: `dst[..written]` is the UTF-8 of the units from the
         // run's first to `at`, at most 3 bytes each: a block's stores, which
         // end by `ROOM` bytes past `written`, stay in `dst`.
-        (at, written) = Self::ascii_run(units, at, dst, written);
-        while let Some(block) = units.get(at..at + BLOCK) {
+        loop {
+            // ASCII: 32 units a step, one test per step.
+            while let Some(pair) = units.get(at..at + 2 * BLOCK) {
+                let (a, b) = (load(pair), load(&pair[BLOCK..]));
+                if !below(_mm256_or_si256(a, b), 0x80) {
+                    break;
+                }
+                // The pack interleaves 8-unit groups of `a` and `b`; the
+                // permute puts them back in order.
+                let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+                let to: &mut [MaybeUninit<u8>; 32] = (&mut dst[written..written + 32])
+                    .try_into()
+                    .expect("32 bytes");
+                // SAFETY: `to` is 32 writable bytes, the store's width.
+                unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), bytes) };
+                written += 2 * BLOCK;
+                at += 2 * BLOCK;
+            }
+            let Some(block) = units.get(at..at + BLOCK) else {
+                break;
+            };
             let x = load(block);
             let to: &mut [MaybeUninit<u8>; ROOM] = (&mut dst[written..written + ROOM])
                 .try_into()
                 .expect("a block's room");
-            if below(x, 0x80) {
-                // ASCII: narrowed; then, while it lasts, 32 units a step
-                // (looked for only first and after an ASCII block, so that
-                // other text does not pay for the test at every block).
-                let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(x, x));
-                store16(to, low128(bytes));
-                written += BLOCK;
-                at += BLOCK;
-                (at, written) = Self::ascii_run(units, at, dst, written);
-                continue;
-            }
             if below(x, 0x800) {
-                // Latin text (and ASCII with it).
+                // Latin text, and ASCII (the 16 units after an ASCII step
+                // that was not all ASCII).
                 written += Self::two_byte(x, to);
                 at += BLOCK;
                 continue;
@@ -171,36 +180,6 @@ impl Utf16Avx2 {
         // spare capacity.
         unsafe { out.set_len(base + written) };
         at
-    }
-
-    /// ASCII, 32 units a step while it lasts (one test per step), from
-    /// `at`, written at `dst[written..]`; returns the new `at` and
-    /// `written`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn ascii_run(
-        units: &[u16],
-        mut at: usize,
-        dst: &mut [MaybeUninit<u8>],
-        mut written: usize,
-    ) -> (usize, usize) {
-        while let Some(pair) = units.get(at..at + 2 * BLOCK) {
-            let (a, b) = (load(pair), load(&pair[BLOCK..]));
-            if !below(_mm256_or_si256(a, b), 0x80) {
-                break;
-            }
-            // The pack interleaves 8-unit groups of `a` and `b`; the
-            // permute puts them back in order.
-            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
-            let to: &mut [MaybeUninit<u8>; 32] = (&mut dst[written..written + 32])
-                .try_into()
-                .expect("32 bytes");
-            // SAFETY: `to` is 32 writable bytes, the store's width.
-            unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), bytes) };
-            written += 2 * BLOCK;
-            at += 2 * BLOCK;
-        }
-        (at, written)
     }
 
     /// The UTF-8 of 16 units all below 0x800, packed at the start of
