@@ -22,7 +22,7 @@
 //! The groups' places do not depend on what the one before decoded, so
 //! the work of a step has no chain through its characters. Strict
 //! decoding checks each step first, with the validator's block check; the
-//! last bytes of well-formed text (fewer than a step and 3 more) are
+//! last bytes of well-formed text (fewer than a step) are
 //! copied to a zero-padded buffer and decoded by the same groups, the
 //! padding's zeros masked off the starts.
 
@@ -157,8 +157,7 @@ impl Utf16Avx2 {
         unsafe { out.set_len(base + written) };
     }
 
-    /// Decodes `bytes` a step at a time while a step (and, unless it is
-    /// ASCII, the 3 bytes after it) is there, into `dst` (with `SLACK` units of room past one unit
+    /// Decodes `bytes` a step at a time while a step is there, into `dst` (with `SLACK` units of room past one unit
     /// per byte); returns how far it got, `at`, and the code units written:
     /// those of the characters that start before `at`.
     ///
@@ -171,6 +170,9 @@ impl Utf16Avx2 {
     #[inline]
     fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
         let (mut at, mut written) = (0, 0);
+        let len = bytes.len();
+        // The last step, when fewer than 3 bytes follow it, zero-padded.
+        let mut last = [0u8; STEP + 3];
         // The step before (zero before the first), the check's context.
         let mut prev = _mm256_setzero_si256();
         // Invariant: `dst[..written]` holds the code units of the
@@ -230,11 +232,16 @@ impl Utf16Avx2 {
                 continue;
             }
             // Characters that start in the step may end in the 3 bytes
-            // after it.
-            let Some(window) = bytes.get(at..at + STEP + 3) else {
-                break;
+            // after it; the last step's are zeros. (Well-formed text ends
+            // its characters in the step; where strict input does not, the
+            // open character is taken back when the loop ends.)
+            let window: &[u8; STEP + 3] = match bytes.get(at..at + STEP + 3) {
+                Some(window) => window.try_into().expect("a step and 3 bytes"),
+                None => {
+                    last[..len - at].copy_from_slice(&bytes[at..]);
+                    &last
+                }
             };
-            let window: &[u8; STEP + 3] = window.try_into().expect("a step and 3 bytes");
             if CHECK {
                 let errors = if at == 0 {
                     Avx2::errors(v, prev)
@@ -290,14 +297,14 @@ impl Utf16Avx2 {
     }
 
     /// Decodes the characters that start in `rest` (well-formed text's
-    /// last bytes, fewer than a step and 3 more, from wherever the steps
+    /// last bytes, fewer than a step, from wherever the steps
     /// stopped: its first bytes may continue a character already decoded)
     /// into `dst`; returns how many code units that is. The groups read a
     /// zero-padded copy: those at 0, 16 and 32 read up to byte 51.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     fn tail(rest: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
-        debug_assert!(rest.len() < STEP + 3);
+        debug_assert!(rest.len() < STEP);
         let mut padded = [0u8; 64];
         padded[..rest.len()].copy_from_slice(rest);
         let (mut from, mut written) = (0, 0);
