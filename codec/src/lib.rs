@@ -509,7 +509,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: Some(x86::avx2::Avx2::decode_lossy),
         decode_lossy_utf32: Some(x86::avx2::Avx2::decode_lossy_utf32),
         encode: x86::avx2::Avx2::encode,
-        utf16: &utf16::SCALAR,
+        utf16: &x86::avx2::utf16::AVX2,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     Kernel {

@@ -553,3 +553,105 @@ fn kernels_run_here() {
     unique.dedup();
     assert_eq!(unique, names);
 }
+
+// ---------------------------------------------------------------------
+// Long runs: the SIMD kernels' loops (32-byte steps, a 64-byte ASCII
+// loop, 16-unit blocks) reached with every kind around their edges
+
+#[test]
+fn decode_characters_whole_and_cut_between_long_ascii_runs() {
+    // ASCII long enough for a 64-byte ASCII loop on both sides, a
+    // character of every edge between, whole or cut short (then the error
+    // is a character left open at the end of a step, before ASCII), at
+    // every offset of two 64-byte loops.
+    for c in EDGES {
+        let mut buf = [0; 4];
+        let c = c.encode_utf8(&mut buf).as_bytes();
+        for n in 0..160 {
+            for cut in 1..=c.len() {
+                let mut input = vec![b'a'; n];
+                input.extend_from_slice(&c[..cut]);
+                input.extend_from_slice(&[b'b'; 140]);
+                check_decode(&input);
+            }
+        }
+    }
+}
+
+#[test]
+fn decode_dense_text_of_each_kind_with_an_error_at_every_offset() {
+    // Text of one kind of character (each group of a step then takes the
+    // same path), ASCII-led or not, clean and with each error of BAD at
+    // every offset up to 200 bytes.
+    for c in ["é", "€", "😀", "a😀", "é€", "\u{10FFFF}€a"] {
+        for lead in ["", "a", "ab", "abc"] {
+            let text = format!("{lead}{}", c.repeat(240 / c.len()));
+            let text = text.as_bytes();
+            check_decode(text);
+            for at in 0..200 {
+                let bad = BAD[at % BAD.len()];
+                let mut input = text[..at].to_vec();
+                input.extend_from_slice(bad);
+                input.extend_from_slice(&text[at..]);
+                check_decode(&input);
+            }
+        }
+    }
+}
+
+#[test]
+fn encode_lone_surrogates_at_every_offset_among_pairs_and_bmp_text() {
+    // Base texts whose 16-unit blocks take each SIMD path (ASCII, Latin,
+    // CJK, pairs at both alignments, a mix), with runs of lone and paired
+    // surrogates planted at every offset 0..110: each within a block, on
+    // its last lane (a high surrogate waiting for the next block) and
+    // across 16- and 32-unit edges.
+    let bases = ["a", "é", "中", "😀", "a😀", "é中😀b"];
+    let runs: [&[u16]; 9] = [
+        &[0xD800],
+        &[0xDC00],
+        &[0xDBFF, 0xDBFF],
+        &[0xD800, 0xD800, 0xDC00],
+        &[0xDC00, 0xD800],
+        &[0xD83D, 0xDE00, 0xDC00],
+        &[0xD800, 0x41],
+        &[0xDFFF, 0xDFFF],
+        &[0xDBFF, 0xDFFF],
+    ];
+    for base in bases {
+        let base: Vec<u16> = base.repeat(130).encode_utf16().take(130).collect();
+        check_encode(&base);
+        for run in runs {
+            for at in 0..110 {
+                let mut units = base[..at].to_vec();
+                units.extend_from_slice(run);
+                units.extend_from_slice(&base[at..]);
+                check_encode(&units);
+                check_encode(&units[..at + run.len()]);
+            }
+        }
+    }
+}
+
+#[test]
+fn decode_cjk_runs_after_each_length_of_character_at_every_offset() {
+    // A run of 3-byte characters that a 32-byte step or a 16-byte group
+    // may begin in the middle of: after the last 1 to 3 bytes of a 2-, 3-
+    // or 4-byte character placed at every offset, clean and with an error
+    // in the run.
+    for before in ["é", "€", "😀"] {
+        for n in 0..70 {
+            let text = format!("{}{before}{}xyz", "a".repeat(n), "中".repeat(40));
+            check_decode(text.as_bytes());
+            let run = n + before.len();
+            for k in 0..4 {
+                let bad = BAD[(n + k) % BAD.len()];
+                let at = run + 7 * k + 1;
+                let mut input = text.as_bytes()[..at].to_vec();
+                input.extend_from_slice(bad);
+                input.extend_from_slice(&text.as_bytes()[at..]);
+                check_decode(&input);
+            }
+        }
+    }
+}

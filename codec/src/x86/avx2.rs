@@ -10,6 +10,8 @@
 //! [`window16`]: Avx2::window16
 //! [`stray_step`]: Avx2::stray_step
 
+pub(crate) mod utf16;
+
 use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, THREE};
 use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
