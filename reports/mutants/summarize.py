@@ -69,11 +69,18 @@ def main():
                 for line in f:
                     if line.strip():
                         mine[line.split(":", 1)[0]].add(line.strip())
+            # Files this part planned whole after they changed (fewer
+            # mutants than before, say): its list is theirs from now on.
+            replanned = set()
+            replans = os.path.join(HERE, g, "replans.txt")
+            if os.path.exists(replans):
+                with open(replans) as f:
+                    replanned = {line.strip() for line in f if line.strip()}
             for name, names in mine.items():
                 # The file's whole list is the largest a part planned (a
                 # part that reran a few mutants planned only those); of two
                 # as large, the later, which named the file as it is now.
-                if len(names) >= planned[name]:
+                if len(names) >= planned[name] or name in replanned:
                     planned[name] = len(names)
                     current[name] = names
         for o in data["outcomes"]:
