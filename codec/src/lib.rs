@@ -497,7 +497,9 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: Some(x86::avx512::Avx512::decode_lossy),
         decode_lossy_utf32: Some(x86::avx512::Avx512::decode_lossy_utf32),
         encode: x86::avx512::Avx512::encode,
-        utf16: &utf16::SCALAR,
+        // Without VBMI2's compress and expand, the AVX2 kernel's loops are
+        // the SIMD UTF-16 this kernel has.
+        utf16: &x86::avx2::utf16::AVX2,
     },
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     Kernel {

@@ -49,6 +49,10 @@ impl Avx512 {
         is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("popcnt")
+            // The kernel without VBMI2 converts UTF-16 with the AVX2
+            // kernel's loops (`KERNELS` in lib.rs), so it needs what they
+            // need; every AVX-512 CPU has it.
+            && super::avx2::Avx2::available()
     }
 }
 
