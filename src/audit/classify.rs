@@ -1016,4 +1016,236 @@ mod tests {
         };
         assert!(show_answer(&incomplete).contains("error_len null"));
     }
+
+    /// std's answers but one: `probe` answered `answer`.
+    fn std_but(probe: &'static [u8], answer: Answer) -> impl Fn(&[u8]) -> Option<Answer> {
+        move |input| {
+            Some(if input == probe {
+                answer.clone()
+            } else {
+                std_answer(input)
+            })
+        }
+    }
+
+    /// Each flag is raised by each kind of answer that shows it: a
+    /// validator's accepting verdict alone, a lossy text alone, decoded
+    /// scalars alone; and by nothing that does not (a value at the limit
+    /// is not above it). Expected flags are those the flag's name states,
+    /// one bug at a time.
+    #[test]
+    fn each_kind_of_answer_can_show_a_flag() {
+        let valid = |v| Answer {
+            valid: Some(v),
+            ..Answer::default()
+        };
+        let lossy = |l: &[u32]| Answer {
+            valid: Some(false),
+            lossy: Some(l.to_vec()),
+            ..Answer::default()
+        };
+        let cases: [(&[u8], Answer, &[&str]); 10] = [
+            // A validator that accepts C0 80 shows no text.
+            (b"\xC0\x80", valid(true), &["accepts-overlong-nul"]),
+            (b"\xC0\x80", lossy(&[0]), &["accepts-overlong-nul"]),
+            // "/../" read from an overlong dot, as lossy text alone or
+            // as scalars alone (a decoder that claims no validity).
+            (
+                b"\x2F\xC0\xAE\x2E\x2F",
+                Answer {
+                    lossy: Some(vec![0x2F, 0x2E, 0x2E, 0x2F]),
+                    ..Answer::default()
+                },
+                &["accepts-overlong-slash"],
+            ),
+            (
+                b"\x2F\xC0\xAE\x2E\x2F",
+                Answer {
+                    scalars: Some(vec![0x2F, 0x2E, 0x2E, 0x2F]),
+                    ..Answer::default()
+                },
+                &["accepts-overlong-slash"],
+            ),
+            (b"\xE0\x80\xAF", lossy(&[0x2F]), &["accepts-overlongs"]),
+            (b"\xC1\xBF", lossy(&[0x7F]), &["accepts-overlongs"]),
+            (
+                b"\xF4\x90\x80\x80",
+                lossy(&[0x11_0000]),
+                &["accepts-above-10ffff"],
+            ),
+            // U+10FFFF is the last scalar value, not above it.
+            (b"\xF4\x90\x80\x80", lossy(&[0x10_FFFF]), &[]),
+            // A strict decoder whose error_len runs over the ASCII byte.
+            (
+                b"\xE2\x82\x41",
+                Answer {
+                    valid: Some(false),
+                    valid_up_to: Some(0),
+                    error_len: Some(Some(3)),
+                    ..Answer::default()
+                },
+                &["swallows-next-byte"],
+            ),
+            // Dropping the lone continuation, whatever policy the other
+            // probes showed.
+            (b"\x41\x80\x42", lossy(&[0x41, 0x42]), &["drops-ill-formed"]),
+        ];
+        for (probe, answer, want) in cases {
+            let shown = format!("{probe:02X?} answered {answer:?}");
+            assert_eq!(flags_of(std_but(probe, answer)), want, "{shown}");
+        }
+    }
+
+    /// The flags of an encoder (std's answers to the decode probes).
+    fn encode_flags_of(encode: impl Fn(u32) -> EncodeAnswer) -> Vec<String> {
+        let answers: Vec<(u32, EncodeAnswer)> =
+            ENCODE_PROBES.iter().map(|&v| (v, encode(v))).collect();
+        let decoded: Vec<(&[u8], Answer)> =
+            FLAG_PROBES.iter().map(|p| (*p, std_answer(p))).collect();
+        let decoded = |input: &[u8]| decoded.iter().find(|(p, _)| *p == input).map(|(_, a)| a);
+        let encoded = |v: u32| answers.iter().find(|(n, _)| *n == v).map(|(_, a)| a);
+        let answers = Answers {
+            decoded: &decoded,
+            encoded: &encoded,
+        };
+        let flags = security_flags(&answers, Policy::MaximalSubpart, true);
+        flags.into_iter().map(|f| f.flag).collect()
+    }
+
+    /// std's encoder, with `odd` deciding the answer where it returns one.
+    fn std_encoder_but(odd: impl Fn(u32) -> Option<Vec<u8>>) -> impl Fn(u32) -> EncodeAnswer {
+        move |v| match (odd(v), char::from_u32(v)) {
+            (Some(bytes), _) => EncodeAnswer::Bytes(bytes),
+            (None, Some(c)) => EncodeAnswer::Bytes(c.to_string().into_bytes()),
+            (None, None) => EncodeAnswer::Refused(None),
+        }
+    }
+
+    /// Each encoding flag from an encoder with that one bug, the bytes
+    /// written by hand from RFC 2279's generalized patterns (3 bytes for a
+    /// surrogate, 4 up to U+1FFFFF, 6 for U+7FFFFFFF) and RFC 3629's
+    /// table.
+    #[test]
+    fn each_encoding_flag_from_an_encoder_with_that_bug() {
+        let generalized = |v: u32| match v {
+            0xD800 => Some(vec![0xED, 0xA0, 0x80]),
+            0xDFFF => Some(vec![0xED, 0xBF, 0xBF]),
+            0x11_0000 => Some(vec![0xF4, 0x90, 0x80, 0x80]),
+            0x7FFF_FFFF => Some(vec![0xFD, 0xBF, 0xBF, 0xBF, 0xBF, 0xBF]),
+            _ => None,
+        };
+        let surrogates = |v| generalized(v).filter(|_| v < 0x11_0000);
+        let above = |v| generalized(v).filter(|_| v >= 0x11_0000);
+        let beyond_four = |v| generalized(v).filter(|_| v > 0x1F_FFFF);
+        let replaced = |v| generalized(v).map(|_| vec![0xEF, 0xBF, 0xBD]);
+        let wrong = |v| (v == 0x80).then(|| vec![0xC2, 0x81]);
+        let none = |_| None;
+        let cases: [(&str, Vec<String>, &[&str]); 6] = [
+            ("std", encode_flags_of(std_encoder_but(none)), &[]),
+            (
+                "surrogates",
+                encode_flags_of(std_encoder_but(surrogates)),
+                &["encodes-surrogates"],
+            ),
+            (
+                "above",
+                encode_flags_of(std_encoder_but(above)),
+                &["encodes-above-10ffff"],
+            ),
+            (
+                "6 bytes",
+                encode_flags_of(std_encoder_but(beyond_four)),
+                &["encodes-above-10ffff"],
+            ),
+            (
+                "U+FFFD",
+                encode_flags_of(std_encoder_but(replaced)),
+                &["replaces-unencodable"],
+            ),
+            (
+                "C2 81",
+                encode_flags_of(std_encoder_but(wrong)),
+                &["encodes-wrong-bytes"],
+            ),
+        ];
+        for (bug, flags, want) in cases {
+            assert_eq!(flags, want, "{bug}");
+        }
+    }
+
+    /// A decoder that gives lossy text alone (no verdict) rejects a
+    /// noncharacter by replacing it, and accepts its neighbour by
+    /// returning it; replacing both singles nothing out.
+    #[test]
+    fn noncharacters_judged_from_lossy_text_alone() {
+        let lossy_only = |replace: Vec<&'static [u8]>| {
+            move |input: &[u8]| {
+                let lossy = if replace.contains(&input) {
+                    vec![F]
+                } else {
+                    std_answer(input).lossy.expect("std replaces")
+                };
+                Some(Answer {
+                    lossy: Some(lossy),
+                    ..Answer::default()
+                })
+            }
+        };
+        let fdd0: &'static [u8] = b"\xEF\xB7\x90";
+        let fdcf: &'static [u8] = b"\xEF\xB7\x8F";
+        let flags = flags_of(lossy_only(vec![fdd0]));
+        assert!(flags.contains(&"rejects-noncharacters".into()), "{flags:?}");
+        let flags = flags_of(lossy_only(vec![fdd0, fdcf]));
+        assert!(
+            !flags.contains(&"rejects-noncharacters".into()),
+            "{flags:?}"
+        );
+    }
+
+    /// `classify` asks every probe in one batch and reads each reply back
+    /// by its request: std (through its own `ask`) follows maximal
+    /// subparts, raises no flag and keeps a BOM; a probe that failed shows
+    /// the failure as its evidence; an encode reply is read as one.
+    #[test]
+    fn classify_reads_each_reply_by_its_request() {
+        let std = crate::decoders::StdDecoder;
+        let caps = std.capabilities();
+        assert!(caps.has(Capability::Lossy) && caps.has(Capability::Encode));
+        let found = classify(caps, |requests| std.ask(requests));
+        assert_eq!(found.policy.policy, Policy::MaximalSubpart);
+        assert!(found.flags.is_empty(), "{:?}", found.flags);
+        assert_eq!(found.bom, "keeps");
+
+        let failing = POLICY_PROBES[3];
+        let found = classify(caps, |requests| {
+            std.ask(requests)
+                .into_iter()
+                .zip(requests)
+                .map(|(reply, request)| match request {
+                    Request::Decode(b) if b == failing => Err(Failure {
+                        kind: crate::outcome::FailureKind::Crash,
+                        detail: "exited".into(),
+                    }),
+                    Request::Encode(0x80) => {
+                        Ok(Reply::Encoded(EncodeAnswer::Bytes(vec![0xC2, 0x81])))
+                    }
+                    _ => reply,
+                })
+                .collect()
+        });
+        let e = found
+            .policy
+            .evidence
+            .iter()
+            .find(|e| e.input == hex::encode(failing))
+            .expect("the failed probe is evidence");
+        assert!(
+            e.no_answer
+                .as_deref()
+                .is_some_and(|why| why.contains("crash")),
+            "{e:?}"
+        );
+        let flags: Vec<&str> = found.flags.iter().map(|f| f.flag.as_str()).collect();
+        assert_eq!(flags, ["encodes-wrong-bytes"]);
+    }
 }

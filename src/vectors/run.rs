@@ -661,4 +661,35 @@ mod tests {
         assert!(long.iter().all(|l| l.len() <= 150), "one byte a chunk");
         assert!(long.contains(&vec![0, 300]), "one empty chunk first");
     }
+
+    /// [`run`] takes the decoders as the registry gives them (boxed) and
+    /// runs them as [`run_dyn`] does.
+    #[test]
+    fn run_takes_boxed_decoders() {
+        let files = committed();
+        let boxed: Vec<Box<dyn Decoder>> = vec![Box::new(Mute)];
+        let owned = run(&files, &boxed);
+        let borrowed = run_dyn(&files, &[&Mute]);
+        assert!(owned.unanswered.get("mute").is_some_and(|&n| n > 0));
+        assert_eq!(owned.unanswered, borrowed.unanswered);
+        assert_eq!(owned.tallies, borrowed.tallies);
+    }
+
+    /// Up to [`EVERY_CHUNKING_UP_TO`] bytes, all 2^(n-1) ways to cut the
+    /// input into non-empty chunks, each once (the compositions of n).
+    #[test]
+    fn six_bytes_are_cut_every_way_once() {
+        for n in 1..=EVERY_CHUNKING_UP_TO {
+            let input = &b"abcdef"[..n];
+            let runs = chunkings(input);
+            let cut: Vec<Vec<usize>> = runs
+                .iter()
+                .map(|r| r.chunks.iter().map(Vec::len).collect::<Vec<_>>())
+                .filter(|lens| lens.iter().all(|&l| l > 0))
+                .collect();
+            let distinct: BTreeSet<&Vec<usize>> = cut.iter().collect();
+            assert_eq!(distinct.len(), cut.len(), "a chunking twice: {cut:?}");
+            assert_eq!(cut.len(), 1 << (n - 1), "{n} bytes: {cut:?}");
+        }
+    }
 }
