@@ -1247,5 +1247,30 @@ mod tests {
         );
         let flags: Vec<&str> = found.flags.iter().map(|f| f.flag.as_str()).collect();
         assert_eq!(flags, ["encodes-wrong-bytes"]);
+        assert_eq!(found.bom, "keeps");
+
+        // A BOM probe without an answer: its behaviour is unknown.
+        let bom_probe: &[u8] = b"\x41\xEF\xBB\xBF\x42";
+        let found = classify(caps, |requests| {
+            std.ask(requests)
+                .into_iter()
+                .zip(requests)
+                .map(|(reply, request)| match request {
+                    Request::Decode(b) if b == bom_probe => Err(Failure {
+                        kind: crate::outcome::FailureKind::Timeout,
+                        detail: "5 s".into(),
+                    }),
+                    _ => reply,
+                })
+                .collect()
+        });
+        assert_eq!(found.bom, "no-answer");
+        assert_eq!(found.policy.policy, Policy::MaximalSubpart);
+
+        // A validator's answers carry std's lossy text here, but it claims
+        // no lossy mode: no policy is read from text it does not claim.
+        let validate = Capabilities::NONE.with(Capability::Validate);
+        let found = classify(validate, |requests| std.ask(requests));
+        assert_eq!(found.policy.policy, Policy::NotApplicable);
     }
 }
