@@ -56,11 +56,11 @@ commits=$(git rev-list --count HEAD)
 # On main, the sample is drawn from the groups whose every mutant the
 # campaign has judged (summary.md): there a miss is a regression, not a
 # mutant nobody has looked at yet. The codec and reference groups are
-# judged whole; the kit group is sampled once its campaign has run. (A
-# file of a sampled group left out would go in `unjudged`, as
-# --exclude-re, or as --exclude, a glob, if it has "delete field"
-# mutants: cargo-mutants 27 applies no --exclude-re to them.)
-sample_groups=(codec reference)
+# judged whole, the kit group too. (A file of a sampled group left out
+# would go in `unjudged`, as --exclude-re, or as --exclude, a glob, if it
+# has "delete field" mutants: cargo-mutants 27 applies no --exclude-re to
+# them.)
+sample_groups=(codec reference kit)
 unjudged=()
 deadline=$(($(date +%s) + LIMIT))
 missed=0
