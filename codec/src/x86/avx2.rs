@@ -1082,8 +1082,19 @@ impl Avx2 {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn bmp16_in(window: [__m128i; 3], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
+    let lanes: &mut [MaybeUninit<u32>; 16] = (&mut lanes[..16]).try_into().expect("16 lanes");
+    let (low, high) = (usize::from(starts as u8), usize::from((starts >> 8) as u8));
+    store_words(bmp16_words(window, starts), low, high, lanes)
+}
+
+/// The code points of a window's 1- to 3-byte characters (the window as
+/// [`bmp16_in`] takes it) as 16-bit words, those at `starts` packed to
+/// the front of each 128-bit lane: what both the UTF-32 decoder
+/// ([`store_words`]) and the UTF-16 one store.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn bmp16_words(window: [__m128i; 3], starts: u16) -> V {
     use super::shuffle::WORDS;
-    let lanes = &mut lanes[..16];
     // Each byte as a 16-bit word: the window, and moved on by 1 and 2.
     let [first, second, third] = window.map(|v| _mm256_cvtepu8_epi16(v));
     let word = |w: i16| _mm256_set1_epi16(w);
@@ -1112,8 +1123,7 @@ fn bmp16_in(window: [__m128i; 3], starts: u16, lanes: &mut [MaybeUninit<u32>]) -
             _mm_load_si128(WORDS[high].shuffle.as_ptr().cast()),
         )
     };
-    let lanes: &mut [MaybeUninit<u32>; 16] = lanes.try_into().expect("16 lanes");
-    store_words(_mm256_shuffle_epi8(values, control), low, high, lanes)
+    _mm256_shuffle_epi8(values, control)
 }
 
 /// Stores the code points a `bmp16` packed as 16-bit words, each half's

@@ -283,13 +283,7 @@ impl Utf16Avx2 {
                     three: (three >> (GROUP * h)) as u16,
                     four: (four >> (GROUP * h)) as u16,
                 };
-                let group: &[u8; GROUP + 3] = window[GROUP * h..GROUP * h + GROUP + 3]
-                    .try_into()
-                    .expect("a group and 3 bytes");
-                let room: &mut [MaybeUninit<u16>; ROOM] = (&mut dst[written..written + ROOM])
-                    .try_into()
-                    .expect("a group's room");
-                written += Self::group(group, masks, room);
+                written += Self::group_at(window, GROUP * h, masks, &mut dst[written..]);
             }
             at += STEP;
         }
@@ -321,16 +315,23 @@ impl Utf16Avx2 {
                     & !four,
                 four,
             };
-            let group: &[u8; GROUP + 3] = padded[from..from + GROUP + 3]
-                .try_into()
-                .expect("a group and 3 bytes");
-            let room: &mut [MaybeUninit<u16>; ROOM] = (&mut dst[written..written + ROOM])
-                .try_into()
-                .expect("a group's room");
-            written += Self::group(group, masks, room);
+            written += Self::group_at(&padded, from, masks, &mut dst[written..]);
             from += GROUP;
         }
         written
+    }
+
+    /// [`group`](Self::group) of the 16 bytes of `bytes` from `from` (and
+    /// the 3 after them), into the front of `dst`.
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn group_at(bytes: &[u8], from: usize, masks: Masks, dst: &mut [MaybeUninit<u16>]) -> usize {
+        let group: &[u8; GROUP + 3] = bytes[from..from + GROUP + 3]
+            .try_into()
+            .expect("a group and 3 bytes");
+        let room: &mut [MaybeUninit<u16>; ROOM] =
+            (&mut dst[..ROOM]).try_into().expect("a group's room");
+        Self::group(group, masks, room)
     }
 
     /// Decodes the characters that start in the first 16 of `bytes` (the
@@ -453,32 +454,10 @@ impl Utf16Avx2 {
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     fn bmp(bytes: &[u8; GROUP + 3], starts: u16, dst: &mut [MaybeUninit<u16>; ROOM]) {
-        // Each byte as a 16-bit word: the group, and moved on by 1 and 2.
-        let [first, second, third] = [0, 1, 2].map(|k| _mm256_cvtepu8_epi16(load16(bytes, k)));
-        let word = |w: i16| _mm256_set1_epi16(w);
-        let and = |v: __m256i, w: i16| _mm256_and_si256(v, word(w));
-        // RFC 3629 §3: 5 payload bits of a 2-byte lead, 4 of a 3-byte one
-        // (the shift drops the rest), 6 of each continuation.
-        let second6 = and(second, 0x3F);
-        let two = _mm256_or_si256(_mm256_slli_epi16::<6>(and(first, 0x1F)), second6);
-        let three = _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_slli_epi16::<12>(first),
-                _mm256_slli_epi16::<6>(second6),
-            ),
-            and(third, 0x3F),
-        );
-        let values = _mm256_blendv_epi8(
-            first,
-            _mm256_blendv_epi8(two, three, _mm256_cmpgt_epi16(first, word(0xDF))),
-            _mm256_cmpgt_epi16(first, word(0x7F)),
-        );
-        let (low, high) = (usize::from(starts as u8), usize::from((starts >> 8) as u8));
-        let control = _mm256_set_m128i(words_control(high), words_control(low));
-        let packed = _mm256_shuffle_epi8(values, control);
+        let packed = super::super::bmp16_words([0, 1, 2].map(|k| load16(bytes, k)), starts);
         store8(dst, _mm256_castsi256_si128(packed));
         store8(
-            &mut dst[low.count_ones() as usize..],
+            &mut dst[(starts as u8).count_ones() as usize..],
             _mm256_extracti128_si256::<1>(packed),
         );
     }

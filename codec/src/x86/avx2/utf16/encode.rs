@@ -21,7 +21,7 @@
 //! [`paired_block`]: Utf16Avx2::paired_block
 
 use super::super::super::pack::{store16, COMPACT, COMPACT2, THREE};
-use super::super::{encode_bmp, utf8_lanes};
+use super::super::{encode_bmp, high128, low128, utf8_lanes};
 use super::Utf16Avx2;
 use crate::utf16::{scalar, Utf16Error};
 use core::arch::x86_64::*;
@@ -48,18 +48,6 @@ fn load(units: &[u16]) -> __m256i {
 #[inline]
 fn below(v: __m256i, limit: u16) -> bool {
     _mm256_testz_si256(v, _mm256_set1_epi16(limit.wrapping_neg() as i16)) == 1
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn low128(v: __m256i) -> __m128i {
-    _mm256_castsi256_si128(v)
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn high128(v: __m256i) -> __m128i {
-    _mm256_extracti128_si256::<1>(v)
 }
 
 impl Utf16Avx2 {
