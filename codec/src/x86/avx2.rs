@@ -1674,18 +1674,31 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         let gather = unsafe { _mm_loadu_si128(GATHER.as_ptr().cast()) };
         let gathered = _mm256_shuffle_epi8(length_bits, _mm256_broadcastsi128_si256(gather));
         let keys = _mm256_movemask_epi8(gathered) as u32;
-        for (key, lane) in [keys & 0xFF, keys >> 16 & 0xFF]
-            .into_iter()
-            .zip([low128(utf8), high128(utf8)])
-        {
-            let (control, count) = (&COMPACT.0[key as usize].0, COMPACT.1[key as usize]);
-            // SAFETY: `control` is 16 readable bytes.
-            let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
-            store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
-            written += usize::from(count);
-        }
+        written += store_compact(utf8, keys, &mut dst[written..]);
     }
     Some(written)
+}
+
+/// Stores the bytes of each 128-bit lane of `utf8` that its [`COMPACT`]
+/// key keeps (`keys`' bits 0..8 for the low lane, 16..24 for the high
+/// one), the high lane's after the low one's, at the front of `dst`;
+/// returns how many. Each lane's store is 16 bytes wide, so `dst` needs
+/// room for 16 past the low lane's count.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn store_compact(utf8: V, keys: u32, dst: &mut [MaybeUninit<u8>]) -> usize {
+    let mut written = 0;
+    for (key, lane) in [keys & 0xFF, keys >> 16 & 0xFF]
+        .into_iter()
+        .zip([low128(utf8), high128(utf8)])
+    {
+        let (control, count) = (&COMPACT.0[key as usize].0, COMPACT.1[key as usize]);
+        // SAFETY: `control` is 16 readable bytes.
+        let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+        store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+        written += usize::from(count);
+    }
+    written
 }
 
 /// 16 values below 0x10000, none a surrogate, as 16-bit words `v` in

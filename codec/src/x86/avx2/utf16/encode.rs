@@ -20,8 +20,8 @@
 //!
 //! [`paired_block`]: Utf16Avx2::paired_block
 
-use super::super::super::pack::{store16, COMPACT, COMPACT2, THREE};
-use super::super::{encode_bmp, high128, low128, utf8_lanes};
+use super::super::super::pack::{store16, COMPACT2, THREE};
+use super::super::{encode_bmp, high128, low128, store_compact, utf8_lanes};
 use super::Utf16Avx2;
 use crate::utf16::{scalar, Utf16Error};
 use core::arch::x86_64::*;
@@ -235,8 +235,9 @@ impl Utf16Avx2 {
     /// surrogate) or before (low). Its UTF-8 is built in the lane
     /// ([`utf8_lanes`]); the high surrogate's lane keeps the first two of
     /// the four bytes, the low one's the last two (moved down), so every
-    /// lane is 1 to 3 bytes and each 4 lanes are packed by one [`COMPACT`]
-    /// control, as the UTF-32 encoder's are.
+    /// lane is 1 to 3 bytes and each 4 lanes are packed by one
+    /// [`COMPACT`](crate::x86::pack::COMPACT) control, as the UTF-32
+    /// encoder's are ([`store_compact`]).
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     fn paired_block(
@@ -329,16 +330,7 @@ impl Utf16Avx2 {
             let bit1 = _mm256_xor_si256(k2, k3);
             let length_bits = _mm256_blend_epi16::<0b1010_1010>(bit0, bit1);
             let keys = _mm256_movemask_epi8(_mm256_shuffle_epi8(length_bits, gather)) as u32;
-            for (key, lane) in [keys & 0xFF, keys >> 16 & 0xFF]
-                .into_iter()
-                .zip([low128(utf8), high128(utf8)])
-            {
-                let (control, count) = (&COMPACT.0[key as usize].0, COMPACT.1[key as usize]);
-                // SAFETY: `control` is 16 readable bytes.
-                let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
-                store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
-                written += usize::from(count);
-            }
+            written += store_compact(utf8, keys, &mut dst[written..]);
         }
         let deferred = usize::from(deferred);
         Some((BLOCK - deferred, written - deferred))
