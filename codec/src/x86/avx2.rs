@@ -1570,6 +1570,33 @@ impl Avx2 {
     }
 }
 
+/// The UTF-8 of 16 values below 0x800 in 16-bit lanes, at the front of
+/// `dst`; returns its length. Each becomes a word, `110yyyyy 10xxxxxx`
+/// (RFC 3629 §3, lead in the low byte) or the ASCII byte and a zero, and
+/// each half's words are packed by its [`COMPACT2`] row.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn encode_below_800(v: V, dst: &mut [MaybeUninit<u8>]) -> usize {
+    let s16 = |x: u16| _mm256_set1_epi16(x as i16);
+    let lead = _mm256_or_si256(_mm256_srli_epi16::<6>(v), s16(0xC0));
+    let tail = _mm256_slli_epi16::<8>(_mm256_or_si256(_mm256_and_si256(v, s16(0x3F)), s16(0x80)));
+    let ascii = _mm256_cmpgt_epi16(s16(0x80), v);
+    let words = _mm256_blendv_epi8(_mm256_or_si256(lead, tail), v, ascii);
+    // Bit i of each half's key: word i is 2-byte. The signed pack of
+    // the compare with itself puts the low half's 8 flags in bytes
+    // 0..8 and the high half's in bytes 16..24.
+    let ascii = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
+    let keys = [!ascii & 0xFF, !ascii >> 16 & 0xFF];
+    let mut written = 0;
+    for (key, half) in keys.into_iter().zip([low128(words), high128(words)]) {
+        // SAFETY: a table row is 16 readable bytes.
+        let control = unsafe { _mm_loadu_si128(COMPACT2[key as usize].0.as_ptr().cast()) };
+        store16(&mut dst[written..], _mm_shuffle_epi8(half, control));
+        written += 8 + key.count_ones() as usize;
+    }
+    written
+}
+
 /// 16 values' UTF-8 bytes, packed at the start of `dst`; how many there
 /// are, or `None` if a value is a surrogate or above U+10FFFF (nothing is
 /// then written).
@@ -1584,27 +1611,7 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         // costs no mispredicted branch): each value becomes a word,
         // `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII byte and
         // a zero.
-        let v = to_words(a, b);
-        let s16 = |x: u16| _mm256_set1_epi16(x as i16);
-        let lead = _mm256_or_si256(_mm256_srli_epi16::<6>(v), s16(0xC0));
-        let tail =
-            _mm256_slli_epi16::<8>(_mm256_or_si256(_mm256_and_si256(v, s16(0x3F)), s16(0x80)));
-        let two = _mm256_or_si256(lead, tail);
-        let ascii = _mm256_cmpgt_epi16(s16(0x80), v);
-        let words = _mm256_blendv_epi8(two, v, ascii);
-        // Bit i of each half's key: word i is 2-byte. The signed pack of
-        // the compare with itself puts the low half's 8 flags in bytes
-        // 0..8 and the high half's in bytes 16..24.
-        let ascii = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
-        let keys = [!ascii & 0xFF, !ascii >> 16 & 0xFF];
-        let mut written = 0;
-        for (key, half) in keys.into_iter().zip([low128(words), high128(words)]) {
-            // SAFETY: a table row is 16 readable bytes.
-            let control = unsafe { _mm_loadu_si128(COMPACT2[key as usize].0.as_ptr().cast()) };
-            store16(&mut dst[written..], _mm_shuffle_epi8(half, control));
-            written += 8 + key.count_ones() as usize;
-        }
-        return Some(written);
+        return Some(encode_below_800(to_words(a, b), dst));
     }
     if below(combined, 0x1_0000) {
         // No 4-byte character: the values fit in 16 bits.

@@ -6,7 +6,8 @@
 //! * all below 0x80: narrowed;
 //! * all below 0x800 (1- and 2-byte characters): each unit becomes one
 //!   16-bit word, `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII
-//!   byte and a zero, 8 words packed by one `pshufb` ([`COMPACT2`]);
+//!   byte and a zero, 8 words packed by one `pshufb`, as the UTF-32
+//!   encoder does ([`encode_below_800`]);
 //! * no surrogate (the rest of the BMP): all 3-byte characters (CJK text)
 //!   by fixed shuffles, else the UTF-32 encoder's [`encode_bmp`];
 //! * surrogates, all paired within the block (a high one last waits for
@@ -20,8 +21,8 @@
 //!
 //! [`paired_block`]: Utf16Avx2::paired_block
 
-use super::super::super::pack::{store16, COMPACT2, THREE};
-use super::super::{encode_bmp, high128, low128, store_compact, utf8_lanes};
+use super::super::super::pack::{store16, THREE};
+use super::super::{encode_below_800, encode_bmp, high128, low128, store_compact, utf8_lanes};
 use super::Utf16Avx2;
 use crate::utf16::{scalar, Utf16Error};
 use core::arch::x86_64::*;
@@ -137,7 +138,7 @@ impl Utf16Avx2 {
             if below(x, 0x800) {
                 // Latin text, and ASCII (the 16 units after an ASCII step
                 // that was not all ASCII).
-                written += Self::two_byte(x, to);
+                written += encode_below_800(x, to);
                 at += BLOCK;
                 continue;
             }
@@ -168,33 +169,6 @@ impl Utf16Avx2 {
         // spare capacity.
         unsafe { out.set_len(base + written) };
         at
-    }
-
-    /// The UTF-8 of 16 units all below 0x800, packed at the start of
-    /// `dst`; returns its length.
-    #[target_feature(enable = "avx2,popcnt")]
-    #[inline]
-    fn two_byte(x: __m256i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
-        let s16 = |w: u16| _mm256_set1_epi16(w as i16);
-        // RFC 3629 §3: `110yyyyy 10xxxxxx`, lead in the low byte.
-        let lead = _mm256_or_si256(_mm256_srli_epi16::<6>(x), s16(0xC0));
-        let tail =
-            _mm256_slli_epi16::<8>(_mm256_or_si256(_mm256_and_si256(x, s16(0x3F)), s16(0x80)));
-        let ascii = _mm256_cmpgt_epi16(s16(0x80), x);
-        let words = _mm256_blendv_epi8(_mm256_or_si256(lead, tail), x, ascii);
-        // Bit i of each half's key: word i is 2-byte. The signed pack of
-        // the compare with itself puts the low half's 8 flags in bytes
-        // 0..8 and the high half's in bytes 16..24.
-        let ascii = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
-        let keys = [!ascii & 0xFF, !ascii >> 16 & 0xFF];
-        let mut written = 0;
-        for (key, half) in keys.into_iter().zip([low128(words), high128(words)]) {
-            // SAFETY: a table row is 16 readable bytes.
-            let control = unsafe { _mm_loadu_si128(COMPACT2[key as usize].0.as_ptr().cast()) };
-            store16(&mut dst[written..], _mm_shuffle_epi8(half, control));
-            written += 8 + key.count_ones() as usize;
-        }
-        written
     }
 
     /// The UTF-8 of 16 units from 0x800 on, none a surrogate: 48 bytes at
