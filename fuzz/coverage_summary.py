@@ -45,12 +45,14 @@ def kernel_of_this_cpu():
 # The x86 files each kernel's code lives in, under codec/src/x86/
 # (codec/src/x86/mod.rs: the AVX-512BW and AVX2 kernels pack with pack.rs
 # and decode lossily with lossy.rs; AVX2 and SSE4.1 decode with
-# shuffle.rs; the VBMI2 kernel alone converts UTF-16, in avx512/utf16/).
+# shuffle.rs; the VBMI2 kernel converts UTF-16 in avx512/utf16/, the AVX2
+# kernel and the AVX-512 one without VBMI2 in avx2/utf16/).
+AVX2_UTF16 = ["avx2.rs", "avx2/utf16/mod.rs", "avx2/utf16/decode.rs", "avx2/utf16/encode.rs"]
 KERNEL_FILES = {
     "avx512vbmi2": ["avx512.rs", "pack.rs", "lossy.rs", "avx512/utf16/mod.rs",
                     "avx512/utf16/decode.rs", "avx512/utf16/encode.rs"],
-    "avx512": ["avx512.rs", "pack.rs", "lossy.rs"],
-    "avx2": ["avx2.rs", "pack.rs", "lossy.rs", "shuffle.rs"],
+    "avx512": ["avx512.rs", "pack.rs", "lossy.rs"] + AVX2_UTF16,
+    "avx2": ["pack.rs", "lossy.rs", "shuffle.rs"] + AVX2_UTF16,
     "sse4.1": ["sse41.rs", "shuffle.rs"],
     "scalar": [],
 }
