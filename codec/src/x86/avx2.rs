@@ -1167,32 +1167,10 @@ static PACK32: [[u8; 8]; 256] = {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn window16_in(window: [__m128i; 2], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
-    // Looked up by the lead's high nibble, in the top byte: its payload
-    // mask, and the shift that drops the bytes it does not have.
-    const LEAD_MASKS: [u8; 32] = super::repeat::<32>(super::PAYLOAD);
-    const SHIFTS: [u8; 32] = super::repeat::<32>(super::LENGTH_SHIFT);
-    let table = |t: &[u8; 32]| Avx2::load(t);
     let lanes = &mut lanes[..16];
     let mut written = 0;
     for (half, window) in window.into_iter().enumerate() {
-        let window = _mm256_broadcastsi128_si256(window);
-        let x = _mm256_shuffle_epi8(window, table(&WINDOW_GATHER[half]));
-        // The lead's high nibble in the top byte, and 0x80 (a zero from
-        // the look-ups) in the others.
-        let nibble = _mm256_or_si256(
-            _mm256_and_si256(_mm256_srli_epi32::<4>(x), _mm256_set1_epi32(0x0F00_0000)),
-            _mm256_set1_epi32(0x0080_8080),
-        );
-        let payload = _mm256_or_si256(
-            _mm256_shuffle_epi8(table(&LEAD_MASKS), nibble),
-            _mm256_set1_epi32(0x003F_3F3F),
-        );
-        let shift = _mm256_srli_epi32::<24>(_mm256_shuffle_epi8(table(&SHIFTS), nibble));
-        let bits = _mm256_and_si256(x, payload);
-        // b3 + 64·b2 and b1 + 64·b0, then the pairs + 4096·…
-        let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
-        let joined = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001));
-        let values = _mm256_srlv_epi32(joined, shift);
+        let values = window_values(window, half);
         let mask = usize::from((starts >> (8 * half)) as u8);
         // SAFETY: `PACK32[mask]` is 8 readable bytes, the load's width.
         let control =
@@ -1209,6 +1187,40 @@ fn window16_in(window: [__m128i; 2], starts: u16, lanes: &mut [MaybeUninit<u32>]
         written += mask.count_ones() as usize;
     }
     written
+}
+
+/// The code point of each byte of one half of a window (`half` 0: bytes
+/// 0–7, `window` loaded from byte 0; 1: bytes 8–15, `window` loaded from
+/// byte 3, so that their 3 continuations are in it), in its 32-bit lane,
+/// as if a character started there: the caller keeps the lanes that do.
+/// Both the UTF-32 decoder ([`window16_in`]) and the UTF-16 one decode
+/// windows with characters of every length this way.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn window_values(window: __m128i, half: usize) -> V {
+    // Looked up by the lead's high nibble, in the top byte: its payload
+    // mask, and the shift that drops the bytes it does not have.
+    const LEAD_MASKS: [u8; 32] = super::repeat::<32>(super::PAYLOAD);
+    const SHIFTS: [u8; 32] = super::repeat::<32>(super::LENGTH_SHIFT);
+    let table = |t: &[u8; 32]| Avx2::load(t);
+    let window = _mm256_broadcastsi128_si256(window);
+    let x = _mm256_shuffle_epi8(window, table(&WINDOW_GATHER[half]));
+    // The lead's high nibble in the top byte, and 0x80 (a zero from
+    // the look-ups) in the others.
+    let nibble = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srli_epi32::<4>(x), _mm256_set1_epi32(0x0F00_0000)),
+        _mm256_set1_epi32(0x0080_8080),
+    );
+    let payload = _mm256_or_si256(
+        _mm256_shuffle_epi8(table(&LEAD_MASKS), nibble),
+        _mm256_set1_epi32(0x003F_3F3F),
+    );
+    let shift = _mm256_srli_epi32::<24>(_mm256_shuffle_epi8(table(&SHIFTS), nibble));
+    let bits = _mm256_and_si256(x, payload);
+    // b3 + 64·b2 and b1 + 64·b0, then the pairs + 4096·…
+    let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
+    let joined = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001));
+    _mm256_srlv_epi32(joined, shift)
 }
 
 impl Avx2 {

@@ -28,8 +28,7 @@
 
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
-use super::super::super::{repeat, LENGTH_SHIFT, PAYLOAD};
-use super::super::{open_lead, Avx2, WINDOW_GATHER};
+use super::super::{open_lead, window_values, Avx2};
 use super::Utf16Avx2;
 use crate::Verdict;
 use core::arch::x86_64::*;
@@ -95,14 +94,6 @@ fn load16(bytes: &[u8], k: usize) -> __m128i {
 fn words_control(key: usize) -> __m128i {
     // SAFETY: a `WORDS` row is 16 aligned, readable bytes.
     unsafe { _mm_load_si128(WORDS[key].shuffle.as_ptr().cast()) }
-}
-
-/// A 256-bit register image of a 32-byte table.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn table(t: &[u8; 32]) -> __m256i {
-    // SAFETY: `t` is 32 readable bytes, the load's width.
-    unsafe { _mm256_loadu_si256(t.as_ptr().cast()) }
 }
 
 impl Utf16Avx2 {
@@ -473,33 +464,10 @@ impl Utf16Avx2 {
         four: u16,
         dst: &mut [MaybeUninit<u16>; ROOM],
     ) -> usize {
-        // Looked up by the lead's high nibble, in the top byte: its payload
-        // mask, and the shift that drops the bytes it does not have.
-        const LEAD_MASKS: [u8; 32] = repeat::<32>(PAYLOAD);
-        const SHIFTS: [u8; 32] = repeat::<32>(LENGTH_SHIFT);
         let s32 = |x: u32| _mm256_set1_epi32(x as i32);
         let mut written = 0;
-        for (half, gather) in WINDOW_GATHER.iter().enumerate() {
-            // Lanes 0–7 are bytes 0–7 (from byte 0), lanes 8–15 bytes 8–15
-            // (from byte 3, so that their 3 continuations are loaded).
-            let window = _mm256_broadcastsi128_si256(load16(bytes, 3 * half));
-            let x = _mm256_shuffle_epi8(window, table(gather));
-            // The lead's high nibble in the top byte, and 0x80 (a zero from
-            // the look-ups) in the others.
-            let nibble = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi32::<4>(x), s32(0x0F00_0000)),
-                s32(0x0080_8080),
-            );
-            let payload = _mm256_or_si256(
-                _mm256_shuffle_epi8(table(&LEAD_MASKS), nibble),
-                s32(0x003F_3F3F),
-            );
-            let shift = _mm256_srli_epi32::<24>(_mm256_shuffle_epi8(table(&SHIFTS), nibble));
-            let bits = _mm256_and_si256(x, payload);
-            // b3 + 64·b2 and b1 + 64·b0, then the pairs + 4096·…
-            let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
-            let joined = _mm256_madd_epi16(pairs, s32(0x1000_0001));
-            let values = _mm256_srlv_epi32(joined, shift);
+        for half in 0..2 {
+            let values = window_values(load16(bytes, 3 * half), half);
             // U' = U − 0x10000: high surrogate 0xD800 + (U' >> 10) in the
             // low word, low surrogate 0xDC00 + (U' & 0x3FF) in the high one
             // (Unicode §3.9, D91), so that the pair is in memory order.
