@@ -387,6 +387,7 @@ mod tests {
             .any(|r| r.chunks.iter().map(Vec::len).eq([7, 3])));
     }
 
+    use crate::decoders::StdDecoder;
     use crate::outcome::{Answer, Capabilities, EncodeAnswer, Failure, FailureKind};
     use crate::outcome::{StreamAnswer, StreamMode};
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -444,15 +445,14 @@ mod tests {
             ))
         }
         fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
-            Ok(match char::from_u32(scalar) {
-                Some(c) => EncodeAnswer::Bytes(c.to_string().into_bytes()),
-                None if (0xD800..=0xDFFF).contains(&scalar) => EncodeAnswer::Bytes(vec![
-                    0xE0 | (scalar >> 12) as u8,
-                    0x80 | (scalar >> 6 & 0x3F) as u8,
-                    0x80 | (scalar & 0x3F) as u8,
-                ]),
-                None => EncodeAnswer::Refused(None),
-            })
+            if !(0xD800..=0xDFFF).contains(&scalar) {
+                return StdDecoder.encode(scalar);
+            }
+            Ok(EncodeAnswer::Bytes(vec![
+                0xE0 | (scalar >> 12) as u8,
+                0x80 | (scalar >> 6 & 0x3F) as u8,
+                0x80 | (scalar & 0x3F) as u8,
+            ]))
         }
         fn stream(&self, mode: StreamMode, run: &StreamRun) -> Result<StreamAnswer, Failure> {
             self.streams.fetch_add(1, Ordering::Relaxed);
@@ -571,10 +571,7 @@ mod tests {
             panic!("decode asked of an encoder")
         }
         fn encode(&self, scalar: u32) -> Result<EncodeAnswer, Failure> {
-            Ok(match char::from_u32(scalar) {
-                Some(c) => EncodeAnswer::Bytes(c.to_string().into_bytes()),
-                None => EncodeAnswer::Refused(None),
-            })
+            StdDecoder.encode(scalar)
         }
     }
 
