@@ -413,8 +413,9 @@ const PINNED: &[Pinned] = &[
         simdutf: "haswell",
         // Validation and lossy decoding to `String` are the same function in
         // both AVX-512 kernels, against simdutf8 and std, which have no
-        // AVX-512 code.
-        filter: "decode_utf32|encode",
+        // AVX-512 code. UTF-16 both ways is AVX2's code in the kernel
+        // without VBMI2 (`utf16_encode` matches `encode`).
+        filter: "decode_utf32|encode|utf16_decode|utf16_lossy_1pct",
         suffix: " — without VBMI",
         heading: "Without VBMI: the issue's machine, emulated",
         intro: "The issue's machine has AVX-512F/BW but no VBMI. There our \
@@ -430,8 +431,10 @@ const PINNED: &[Pinned] = &[
         // Validation too: there simdutf8's AVX2 code, the one it runs on
         // every x86-64 CPU, meets our AVX2 validator. And lossy decoding:
         // the AVX2 kernel has its own one-pass loops for both outputs, and
-        // the contenders there run the same code on any x86-64 CPU.
-        filter: "^(validate|decode_utf32|encode|lossy_1pct|lossy_utf32_1pct)/",
+        // the contenders there run the same code on any x86-64 CPU. UTF-16
+        // both ways has its own AVX2 loops too.
+        filter: "^(validate|decode_utf32|encode|lossy_1pct|lossy_utf32_1pct|\
+                 utf16_decode|utf16_lossy_1pct|utf16_encode)/",
         suffix: " — AVX2 only",
         heading: "Without AVX-512: AVX2 against AVX2",
         intro: "Most x86-64 CPUs in use have AVX2 and no AVX-512. There our \
