@@ -303,6 +303,16 @@ impl Utf16Vbmi2 {
         }
     }
 
+    /// [`widen`](Self::widen) of the first half of `v` only: 32 code
+    /// units at the start of `dst`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn widen_half(v: V, strays: u64, dst: &mut [MaybeUninit<u16>]) {
+        let units = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+        let units = _mm512_mask_mov_epi16(units, strays as u32, splat16(REPLACEMENT as u16));
+        store32(dst, units);
+    }
+
     /// Widens the run of whole blocks from `bytes[at..]` that are ASCII —
     /// or, when `LOSSY`, ASCII and stray bytes (no byte that starts a
     /// multi-byte character), each stray a U+FFFD — into `dst[written..]`;
@@ -320,13 +330,35 @@ impl Utf16Vbmi2 {
     ) -> (usize, usize) {
         // `written` ≤ `at`, and a block is whole before its 64 units are
         // stored: they fit in `dst` (len + 64 units).
-        while let Some(block) = bytes.get(at..at + N) {
-            let v = Avx512::load(block.try_into().expect("N bytes"));
+        let mut blocks = 0;
+        while at + N <= bytes.len() {
+            // SAFETY: the loop's condition.
+            let v = unsafe { Avx512::load_at(bytes, at) };
             let non_ascii = _mm512_movepi8_mask(v);
             if non_ascii != 0 && !(LOSSY && Avx512::multi_byte_leads(v) == 0) {
                 break;
             }
-            Self::widen(v, if LOSSY { non_ascii } else { 0 }, &mut dst[written..]);
+            let strays = if LOSSY { non_ascii } else { 0 };
+            blocks += 1;
+            if blocks == 2 {
+                // A run longer than a block: the stores set the pace here,
+                // and one that straddles two cache lines costs two. Store
+                // the first half, advance to the output's next 64-byte
+                // boundary (1 to 32 units), and every later store is
+                // aligned, as in the UTF-32 decoder's run.
+                let skew = (dst[written..].as_ptr().addr() % N) / 2;
+                if skew != 0 {
+                    Self::widen_half(v, strays, &mut dst[written..]);
+                    at += N / 2 - skew;
+                    written += N / 2 - skew;
+                    continue;
+                }
+            }
+            // One bounds check for both stores.
+            let units: &mut [MaybeUninit<u16>; N] = (&mut dst[written..written + N])
+                .try_into()
+                .expect("N units");
+            Self::widen(v, strays, units);
             at += N;
             written += N;
         }
