@@ -278,10 +278,9 @@ impl Utf16Vbmi2 {
             }
         };
         let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
-        (
-            Self::decode_block(bytes, 0, v, leads, decoded, dst),
-            verdict,
-        )
+        // Nothing follows the block: a character it leaves open was
+        // flagged above.
+        (Self::decode_chars(v, Avx512::zero(), leads, dst), verdict)
     }
 
     /// Stores the bytes of `v` (ASCII; when `LOSSY`, the bytes `strays`
@@ -394,6 +393,14 @@ impl Utf16Vbmi2 {
             // decoded here ends inside it (a broken one is taken back).
             Avx512::zero()
         };
+        Self::decode_chars(v, next, leads, dst)
+    }
+
+    /// [`decode_block`](Self::decode_block) once `next` is known: the
+    /// payloads of the block after `v` (zero where nothing there is read).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_chars(v: V, next: V, leads: u64, dst: &mut [MaybeUninit<u16>]) -> usize {
         if _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0)) == 0 {
             return Self::decode_pairs(v, next, leads, dst);
         }
