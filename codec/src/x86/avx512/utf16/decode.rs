@@ -8,7 +8,12 @@
 //! from the next block. On an error, the leads before it are decoded and
 //! the failing character's output, if it went out, is taken back; strict
 //! decoding stops there, lossy decoding writes one U+FFFD for the maximal
-//! subpart ([`fail_after`]) and goes on after it.
+//! subpart ([`fail_after`]) and goes on after it. Lossy decoding of a
+//! whole block whose first error is past its third byte does not stop at
+//! all: [`subparts`](Utf16Vbmi2::subparts) finds every maximal subpart in
+//! the block from its bytes alone, and the block decodes in one pass, each
+//! subpart's first lane a U+FFFD (one restart of the loop per error cost
+//! about as much as decoding a whole block again).
 //!
 //! A block's characters become code units in one of three ways:
 //!
@@ -199,6 +204,36 @@ impl Utf16Vbmi2 {
                     prev_in_place = false;
                     continue 'blocks;
                 }
+                if LOSSY && real == u64::MAX && flag.is_some_and(|f| f >= at + 3) {
+                    // A whole block whose first error is past its third
+                    // byte, so the character open before it (if any)
+                    // ended well: its subparts are found and replaced in
+                    // the block itself, not one restart of the loop each.
+                    let (starts, bad, open) = Self::subparts(v);
+                    written += Self::decode_block::<true>(
+                        bytes,
+                        at,
+                        v,
+                        starts,
+                        u64::MAX,
+                        bad,
+                        &mut dst[written..],
+                    );
+                    // The character left open at the block's end (its
+                    // lead went out, decoded from the next block's
+                    // payloads) is all the next block's check must see:
+                    // the bytes before it are settled.
+                    let (open_at, from_open) = match open {
+                        0 => (N, 0),
+                        // The open lead's bit and every bit above it.
+                        _ => (open.trailing_zeros() as usize, !(open - 1)),
+                    };
+                    prev = _mm512_maskz_mov_epi8(from_open, v);
+                    prev_in_place = false;
+                    floor = at + open_at;
+                    at += N;
+                    continue 'blocks;
+                }
                 let decoded = match flag {
                     None => real,
                     // Out of line: a predicted branch, not a conditional
@@ -207,7 +242,15 @@ impl Utf16Vbmi2 {
                 };
                 // A lead is any byte but 0x80..=0xBF: as i8, above -65.
                 let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
-                written += Self::decode_block(bytes, at, v, leads, decoded, &mut dst[written..]);
+                written += Self::decode_block::<false>(
+                    bytes,
+                    at,
+                    v,
+                    leads,
+                    decoded,
+                    0,
+                    &mut dst[written..],
+                );
                 if let Some(f) = flag {
                     at = f;
                     break 'check f;
@@ -278,8 +321,10 @@ impl Utf16Vbmi2 {
             }
         };
         let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
+        // Nothing follows the block: a character it leaves open was
+        // flagged above.
         (
-            Self::decode_block(bytes, 0, v, leads, decoded, dst),
+            Self::decode_chars::<false>(v, Avx512::zero(), leads, 0, dst),
             verdict,
         )
     }
@@ -303,6 +348,16 @@ impl Utf16Vbmi2 {
         }
     }
 
+    /// [`widen`](Self::widen) of the first half of `v` only: 32 code
+    /// units at the start of `dst`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn widen_half(v: V, strays: u64, dst: &mut [MaybeUninit<u16>]) {
+        let units = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+        let units = _mm512_mask_mov_epi16(units, strays as u32, splat16(REPLACEMENT as u16));
+        store32(dst, units);
+    }
+
     /// Widens the run of whole blocks from `bytes[at..]` that are ASCII —
     /// or, when `LOSSY`, ASCII and stray bytes (no byte that starts a
     /// multi-byte character), each stray a U+FFFD — into `dst[written..]`;
@@ -320,13 +375,35 @@ impl Utf16Vbmi2 {
     ) -> (usize, usize) {
         // `written` ≤ `at`, and a block is whole before its 64 units are
         // stored: they fit in `dst` (len + 64 units).
-        while let Some(block) = bytes.get(at..at + N) {
-            let v = Avx512::load(block.try_into().expect("N bytes"));
+        let mut blocks = 0;
+        while at + N <= bytes.len() {
+            // SAFETY: the loop's condition.
+            let v = unsafe { Avx512::load_at(bytes, at) };
             let non_ascii = _mm512_movepi8_mask(v);
             if non_ascii != 0 && !(LOSSY && Avx512::multi_byte_leads(v) == 0) {
                 break;
             }
-            Self::widen(v, if LOSSY { non_ascii } else { 0 }, &mut dst[written..]);
+            let strays = if LOSSY { non_ascii } else { 0 };
+            blocks += 1;
+            if blocks == 2 {
+                // A run longer than a block: the stores set the pace here,
+                // and one that straddles two cache lines costs two. Store
+                // the first half, advance to the output's next 64-byte
+                // boundary (1 to 32 units), and every later store is
+                // aligned, as in the UTF-32 decoder's run.
+                let skew = (dst[written..].as_ptr().addr() % N) / 2;
+                if skew != 0 {
+                    Self::widen_half(v, strays, &mut dst[written..]);
+                    at += N / 2 - skew;
+                    written += N / 2 - skew;
+                    continue;
+                }
+            }
+            // One bounds check for both stores.
+            let units: &mut [MaybeUninit<u16>; N] = (&mut dst[written..written + N])
+                .try_into()
+                .expect("N units");
+            Self::widen(v, strays, units);
             at += N;
             written += N;
         }
@@ -336,15 +413,18 @@ impl Utf16Vbmi2 {
     /// The code units of the characters whose leads are `leads` (in the
     /// block `v` at `bytes[at..]`, limited to `decoded`, a prefix of it),
     /// stored in order at the start of `dst` (which takes 64 units of
-    /// scratch); returns how many.
+    /// scratch); returns how many. When `SUBPARTS`, the positions `bad`
+    /// marks (a subset of `leads`: where a maximal subpart starts) are one
+    /// U+FFFD each.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn decode_block(
+    fn decode_block<const SUBPARTS: bool>(
         bytes: &[u8],
         at: usize,
         v: V,
         leads: u64,
         decoded: u64,
+        bad: u64,
         dst: &mut [MaybeUninit<u16>],
     ) -> usize {
         let next = if decoded == u64::MAX {
@@ -362,15 +442,40 @@ impl Utf16Vbmi2 {
             // decoded here ends inside it (a broken one is taken back).
             Avx512::zero()
         };
-        if _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0)) == 0 {
-            return Self::decode_pairs(v, next, leads, dst);
+        Self::decode_chars::<SUBPARTS>(v, next, leads, bad, dst)
+    }
+
+    /// [`decode_block`](Self::decode_block) once `next` is known: the
+    /// payloads of the block after `v` (zero where nothing there is read).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_chars<const SUBPARTS: bool>(
+        v: V,
+        next: V,
+        leads: u64,
+        bad: u64,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
+        // A subpart's bytes (say, an F8 in Latin text) decide no path:
+        // they are U+FFFD whichever decodes them.
+        let settled = if SUBPARTS { !bad } else { u64::MAX };
+        if _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0)) & settled == 0 {
+            return Self::decode_pairs::<SUBPARTS>(v, next, leads, bad, dst);
         }
-        let supplementary = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xF0)) != 0;
+        let supplementary = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xF0)) & settled != 0;
         let count = leads.count_ones() as usize;
-        // Which characters (by index) have a lead ≥ 0xF0: two units each.
+        // Which characters (by index) are subparts: `bad` packed as the
+        // leads are.
+        let bad = if SUBPARTS {
+            _mm512_movepi8_mask(_mm512_maskz_compress_epi8(leads, _mm512_movm_epi8(bad)))
+        } else {
+            0
+        };
+        // Which characters (by index) have a lead ≥ 0xF0: two units each
+        // (a subpart's F5..FF too, but it is one U+FFFD).
         let pairs = if supplementary {
             let lead_bytes = _mm512_maskz_compress_epi8(leads, v);
-            _mm512_cmpge_epu8_mask(lead_bytes, Avx512::splat(0xF0))
+            _mm512_cmpge_epu8_mask(lead_bytes, Avx512::splat(0xF0)) & !bad
         } else {
             0
         };
@@ -386,6 +491,11 @@ impl Utf16Vbmi2 {
                 })
             } else {
                 Self::code_points(r, ends, |index| _mm512_permutexvar_epi8(index, tagged))
+            };
+            let cps = if SUBPARTS {
+                _mm512_mask_mov_epi32(cps, (bad >> (16 * r)) as u16, splat32(REPLACEMENT as u32))
+            } else {
+                cps
             };
             let in_round = (count - 16 * r).min(16);
             if supplementary {
@@ -407,7 +517,13 @@ impl Utf16Vbmi2 {
     /// payload of the byte after the block (for a lead at byte 63).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn decode_pairs(v: V, next: V, leads: u64, dst: &mut [MaybeUninit<u16>]) -> usize {
+    fn decode_pairs<const SUBPARTS: bool>(
+        v: V,
+        next: V,
+        leads: u64,
+        bad: u64,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
         let two = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xC0));
         let mut written = 0;
         for (h, table) in PAIRS.iter().enumerate() {
@@ -421,6 +537,11 @@ impl Utf16Vbmi2 {
             let payloads = _mm512_and_si512(words, splat16(0x1F3F));
             let pair = _mm512_maddubs_epi16(payloads, splat16(0x4001));
             let units = _mm512_mask_blend_epi16((two >> (32 * h)) as u32, ascii, pair);
+            let units = if SUBPARTS {
+                _mm512_mask_mov_epi16(units, (bad >> (32 * h)) as u32, splat16(REPLACEMENT as u16))
+            } else {
+                units
+            };
             let keep = (leads >> (32 * h)) as u32;
             store32(
                 &mut dst[written..],
@@ -429,6 +550,63 @@ impl Utf16Vbmi2 {
             written += keep.count_ones() as usize;
         }
         written
+    }
+
+    /// Where the characters and maximal subparts (Unicode §3.9) of a whole
+    /// block start, for lossy decoding: `(starts, bad, open)`. `starts`
+    /// marks every byte that begins a code unit's worth of output: an ASCII
+    /// byte, a lead, or the first byte of a subpart; `bad`, the subparts'
+    /// (one U+FFFD each); `open`, the lead (at most one) of the character
+    /// that the block's end cuts while it is still well-formed, decoded
+    /// with the next block and checked by the next block's check.
+    ///
+    /// The block's first error is past its third byte: the continuation
+    /// bytes that begin it (up to three) end the character open before it.
+    ///
+    /// A lead at `i` of a character of `n` bytes reads its continuations
+    /// in turn while they are allowed: the second byte within the range
+    /// its lead allows (Unicode Table 3-7: A0..BF after E0, 80..9F after
+    /// ED, 90..BF after F0, 80..8F after F4), the others within 80..BF.
+    /// `c1`, `c2`, `c3` mark the first, second and third so read. A lead
+    /// that reads all `n − 1` is a character; one that stops short is a
+    /// subpart with what it read; C0, C1, F5..FF, and a continuation byte
+    /// that no lead read, are a subpart each.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn subparts(v: V) -> (u64, u64, u64) {
+        let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
+        let cont = at_least(0x80) & !at_least(0xC0);
+        let (c2_up, e0_up, f0_up, f5_up) = (
+            at_least(0xC2),
+            at_least(0xE0),
+            at_least(0xF0),
+            at_least(0xF5),
+        );
+        let never = (at_least(0xC0) & !c2_up) | f5_up;
+        let (l2, l3, l4) = (c2_up & !e0_up, e0_up & !f0_up, f0_up & !f5_up);
+        let lead = l2 | l3 | l4;
+        // Byte `j` of `before` is byte `j − 1` of the block (0 for j = 0,
+        // where no lead of the block stands before).
+        let back = _mm512_sub_epi8(Avx512::load(&IOTA), Avx512::splat(1));
+        let before = _mm512_maskz_permutexvar_epi8(!1, back, v);
+        let after = |b: u8| _mm512_cmpeq_epi8_mask(before, Avx512::splat(b));
+        let (below_a0, below_90) = (!at_least(0xA0), !at_least(0x90));
+        let second = cont
+            & !(after(0xE0) & below_a0)
+            & !(after(0xED) & !below_a0)
+            & !(after(0xF0) & below_90)
+            & !(after(0xF4) & !below_90);
+        let c1 = second & lead << 1;
+        let c2 = cont & c1 << 1 & (l3 | l4) << 2;
+        let c3 = cont & c2 << 1 & l4 << 3;
+        // The continuations that begin the block (at most three).
+        let head = cont & Avx512::prefix_mask((!cont).trailing_zeros().min(3) as usize);
+        let read = c1 | c2 | c3 | head;
+        let whole = l2 & c1 >> 1 | l3 & c2 >> 2 | l4 & c3 >> 3;
+        let last = 1u64 << 63;
+        let open = lead & last | (l3 | l4) & c1 >> 1 & last >> 1 | l4 & c2 >> 2 & last >> 2;
+        let bad = never | lead & !whole & !open | cont & !read;
+        (!cont | bad, bad, open)
     }
 
     /// The block's bytes tagged ([`TAGGED_PAYLOAD`]), and, one byte per

@@ -165,11 +165,25 @@ impl Utf16Vbmi2 {
             if high | low == 0 {
                 if _mm512_cmpge_epu16_mask(x, splat16(0x800)) == 0 {
                     written += Self::two_byte(x, non_ascii, n, &mut dst[written..]);
+                    at += n;
+                    // Latin, Greek, Cyrillic … text: whole steps of 1- and
+                    // 2-byte characters while they last, two compares each
+                    // (no surrogate is below 0x800); an ASCII step goes
+                    // back to the 64-unit ASCII loop.
+                    while let Some(step) = units.get(at..at + STEP) {
+                        let x = load_units(step);
+                        let non_ascii = _mm512_cmpge_epu16_mask(x, splat16(0x80));
+                        if non_ascii == 0 || _mm512_cmpge_epu16_mask(x, splat16(0x800)) != 0 {
+                            break;
+                        }
+                        written += Self::two_byte(x, non_ascii, STEP, &mut dst[written..]);
+                        at += STEP;
+                    }
                 } else {
                     let zero = _mm512_setzero_si512();
                     written += Self::general(x, zero, 0, 0, valid, &mut dst[written..]);
+                    at += n;
                 }
-                at += n;
                 continue;
             }
             // A high surrogate last, with more input: the next step's.
