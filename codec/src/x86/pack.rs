@@ -1,9 +1,10 @@
 //! `pshufb` controls that pack UTF-8 bytes built in fixed-width slots to
 //! the front of a 16-byte register, and the store that follows: the
 //! encoders' last step, shared by the AVX-512 and AVX2 kernels (both pack
-//! one 128-bit lane at a time where they have no byte compress).
+//! one 128-bit lane at a time where they have no byte compress) and the
+//! SSE4.1 kernel's UTF-16 encoder.
 
-use core::arch::x86_64::{__m128i, _mm_storeu_si128};
+use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_shuffle_epi8, _mm_storeu_si128};
 use core::mem::MaybeUninit;
 
 /// A `pshufb` control, aligned so that loading it never splits a cache
@@ -88,4 +89,29 @@ pub(super) fn store16(dst: &mut [MaybeUninit<u8>], v: __m128i) {
     let dst: &mut [MaybeUninit<u8>; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
     // SAFETY: `dst` is 16 writable bytes, the width of the store.
     unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
+}
+
+/// Packs the 4 slots of `lane` by [`COMPACT`]'s row `key` and stores the
+/// bytes at the start of `dst` (a 16-byte store); returns how many it
+/// keeps.
+#[target_feature(enable = "ssse3")]
+#[inline]
+pub(super) fn store_compact_lane(dst: &mut [MaybeUninit<u8>], lane: __m128i, key: usize) -> usize {
+    let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
+    // SAFETY: `control` is 16 readable bytes.
+    let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+    store16(dst, _mm_shuffle_epi8(lane, control));
+    usize::from(count)
+}
+
+/// Packs the 8 words of `half` by [`COMPACT2`]'s row `key` and stores the
+/// bytes at the start of `dst` (a 16-byte store); returns how many it
+/// keeps.
+#[target_feature(enable = "ssse3")]
+#[inline]
+pub(super) fn store_compact2(dst: &mut [MaybeUninit<u8>], half: __m128i, key: u8) -> usize {
+    // SAFETY: a table row is 16 readable bytes.
+    let control = unsafe { _mm_loadu_si128(COMPACT2[usize::from(key)].0.as_ptr().cast()) };
+    store16(dst, _mm_shuffle_epi8(half, control));
+    8 + key.count_ones() as usize
 }

@@ -126,7 +126,7 @@ const fn steps() -> [Step; 4096] {
 /// The scalar values of the characters a step gathered into `lanes`.
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
-fn scalars(lanes: __m128i) -> __m128i {
+pub(super) fn scalars(lanes: __m128i) -> __m128i {
     // SAFETY (of the loads): `PAYLOAD` is 16 readable bytes.
     let payload = unsafe { _mm_loadu_si128(PAYLOAD.as_ptr().cast()) };
     let nibbles = _mm_and_si128(_mm_srli_epi16::<4>(lanes), _mm_set1_epi8(0x0F));
@@ -379,6 +379,29 @@ pub(super) static WORDS: [Step; 256] = {
 #[inline]
 pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
     let lanes = &mut lanes[..16];
+    let mut written = 0;
+    for (half, packed) in bmp16_words(bytes, starts).into_iter().enumerate() {
+        let out = &mut lanes[written..written + 8];
+        // SAFETY: `out` is 8 writable lanes, 32 bytes, the two stores'
+        // width; `storeu` has no alignment requirement.
+        unsafe {
+            _mm_storeu_si128(out.as_mut_ptr().cast(), _mm_cvtepu16_epi32(packed));
+            _mm_storeu_si128(
+                out[4..].as_mut_ptr().cast(),
+                _mm_cvtepu16_epi32(_mm_srli_si128::<8>(packed)),
+            );
+        }
+        written += (starts >> (8 * half) & 0xFF).count_ones() as usize;
+    }
+    written
+}
+
+/// [`bmp16`]'s values as 16-bit words (what UTF-16 wants): per half of the
+/// 16 bytes, the words of the characters that start in it packed to the
+/// front of a register (the rest zero).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
     let load = |k: usize| {
         let v: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
         // SAFETY: `v` is 16 readable bytes.
@@ -386,7 +409,6 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
     };
     let (first, second, third) = (load(0), load(1), load(2));
     let zero = _mm_setzero_si128();
-    let mut written = 0;
     let halves = [
         (
             _mm_unpacklo_epi8(second, first),
@@ -397,6 +419,7 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
             _mm_unpackhi_epi8(third, zero),
         ),
     ];
+    let mut packed = [zero; 2];
     for (half, (pairs, thirds)) in halves.into_iter().enumerate() {
         // `pairs`: the byte (high) and the next (low); `thirds`: the one
         // after.
@@ -421,20 +444,9 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
         let mask = usize::from((starts >> (8 * half)) as u8);
         // SAFETY: the control is an aligned 16-byte static.
         let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };
-        let packed = _mm_shuffle_epi8(values, control);
-        let out = &mut lanes[written..written + 8];
-        // SAFETY: `out` is 8 writable lanes, 32 bytes, the two stores'
-        // width; `storeu` has no alignment requirement.
-        unsafe {
-            _mm_storeu_si128(out.as_mut_ptr().cast(), _mm_cvtepu16_epi32(packed));
-            _mm_storeu_si128(
-                out[4..].as_mut_ptr().cast(),
-                _mm_cvtepu16_epi32(_mm_srli_si128::<8>(packed)),
-            );
-        }
-        written += mask.count_ones() as usize;
+        packed[half] = _mm_shuffle_epi8(values, control);
     }
-    written
+    packed
 }
 
 /// One step: the characters that the 12 start bits `key` after the first
@@ -444,16 +456,31 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
 pub(super) fn step(window: __m128i, key: usize, lanes: &mut [MaybeUninit<u32>]) -> u8 {
-    let counts = COUNTS[key];
-    debug_assert!(counts != 0, "no character ends within 12 bytes");
-    // SAFETY: the control is an aligned 16-byte static.
-    let control = unsafe { _mm_load_si128(STEPS[key].shuffle.as_ptr().cast()) };
-    let values = scalars(_mm_shuffle_epi8(window, control));
+    let (gathered, counts) = gather(window, key, 0);
+    let values = scalars(gathered);
     let lanes = &mut lanes[..4];
     // SAFETY: `lanes` is 4 writable u32 lanes (16 bytes); `storeu` has no
     // alignment requirement.
     unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), values) };
     counts
+}
+
+/// A step's gather: the characters that the 12 start bits `key` after
+/// byte `ahead` of `window` delimit (up to four), each in a 32-bit lane
+/// (last byte lowest, lead highest: a lane is negative as an `i32` exactly
+/// when it holds a 4-byte character), and the step's [`COUNTS`]. (`ahead`
+/// moves the control on, for a window loaded before the step's position;
+/// the bytes the characters take must lie in it.)
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn gather(window: __m128i, key: usize, ahead: u8) -> (__m128i, u8) {
+    let counts = COUNTS[key];
+    debug_assert!(counts != 0, "no character ends within 12 bytes");
+    // SAFETY: the control is an aligned 16-byte static.
+    let control = unsafe { _mm_load_si128(STEPS[key].shuffle.as_ptr().cast()) };
+    // A zeroing control byte (0x80) stays one: 0x80 + `ahead` < 0x90.
+    let control = _mm_add_epi8(control, _mm_set1_epi8(ahead as i8));
+    (_mm_shuffle_epi8(window, control), counts)
 }
 
 /// Stores the 16 ASCII bytes of `window` as 16 code points.

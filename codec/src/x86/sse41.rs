@@ -3,6 +3,8 @@
 //! to 3-byte characters at a time, 4-byte ones by its table steps);
 //! encoding uses the scalar loop, compiled with SSE4.1 enabled.
 
+pub(crate) mod utf16;
+
 use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
 use crate::encode::EncodeFailure;
 use core::arch::x86_64::*;

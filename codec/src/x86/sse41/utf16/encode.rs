@@ -1,0 +1,273 @@
+//! UTF-16 → UTF-8 for the SSE4.1 kernel: strict and lossy.
+//!
+//! 16 code units a step while they are ASCII (narrowed by a saturating
+//! pack), else 8, one register of 16-bit lanes:
+//!
+//! * all below 0x800 (1- and 2-byte characters): each unit becomes one
+//!   16-bit word, `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII
+//!   byte and a zero, packed by one `pshufb` ([`store_compact2`]);
+//! * no surrogate (the rest of the BMP): all 3-byte characters (CJK text)
+//!   by a fixed shuffle ([`THREE`]); else each unit's bytes in a 4-byte
+//!   slot, 4 slots packed by a `pshufb` chosen by their lengths
+//!   ([`store_compact_lane`]);
+//! * surrogates, all paired within the block (a high one last waits for
+//!   the next block): each unit's UTF-8 in a 32-bit lane, a pair's four
+//!   bytes split between its two lanes ([`paired`](Utf16Sse41::paired));
+//! * a lone surrogate: the scalar loop converts the block (and the units
+//!   after it up to one that is not a high surrogate, so that a pair is
+//!   never split between blocks: [`encode_checked`](crate::x86::utf16::encode_checked)). It is the
+//!   one that reports a lone surrogate, so the error's index and the lossy
+//!   U+FFFD are exactly the scalar conversion's.
+
+use super::super::super::pack::{store16, store_compact2, store_compact_lane, SPREAD, THREE};
+use super::super::super::utf16::{load16, utf16_encoder};
+use super::Utf16Sse41;
+use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
+
+/// Code units per block: one register.
+const BLOCK: usize = 8;
+/// Bytes a block's stores may reach past its cursor: the 24 of 8 3-byte
+/// characters, the last 16-byte store starting by byte 12.
+const ROOM: usize = 32;
+
+/// Whether every unit of `v` is below 0x80 (ASCII).
+#[target_feature(enable = "sse4.1")]
+#[inline]
+fn ascii(v: __m128i) -> bool {
+    _mm_testz_si128(v, _mm_set1_epi16(-0x80)) == 1
+}
+
+impl Utf16Sse41 {
+    /// The ASCII at the start of `units`, narrowed into `dst` 16 units
+    /// at a time; returns how many units.
+    #[target_feature(enable = "sse4.1")]
+    #[inline]
+    fn narrow_ascii(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> usize {
+        let mut at = 0;
+        for sixteen in units.chunks_exact(2 * BLOCK) {
+            let (a, b) = (load16(sixteen, 0), load16(sixteen, BLOCK));
+            // Stored before the test: bytes past the ASCII are written
+            // over by the next block's (the room is there).
+            store16(&mut dst[at..], _mm_packus_epi16(a, b));
+            if !ascii(_mm_or_si128(a, b)) {
+                return at;
+            }
+            at += 2 * BLOCK;
+        }
+        at
+    }
+
+    /// Converts the block at the start of `block` (8 units; `more`: units
+    /// follow it) into `to`: how many units it took and bytes it wrote, or
+    /// `None` if it holds a lone surrogate (the scalar loop's).
+    #[inline]
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
+    fn encode_block(
+        block: &[u16],
+        more: bool,
+        to: &mut [MaybeUninit<u8>; ROOM],
+    ) -> Option<(usize, usize)> {
+        let x = load16(block, 0);
+        let s16 = |w: u16| _mm_set1_epi16(w as i16);
+        if _mm_testz_si128(x, s16(0xF800)) == 1 {
+            // Below 0x800: Latin text, and ASCII (the units after an ASCII
+            // step that was not all ASCII).
+            return Some((BLOCK, Self::below_800(x, to)));
+        }
+        // A surrogate (0xD800..=0xDFFF) is 0..0x800 once 0xD800 is taken
+        // off.
+        let off = _mm_sub_epi16(x, s16(0xD800));
+        if _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_min_epu16(off, s16(0x7FF)), off)) != 0 {
+            return Self::paired(x, more, to);
+        }
+        // Where x ≥ 0x800, all-ones (unsigned: the maximum with 0x800 is x).
+        let k2 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x);
+        let bytes = if _mm_test_all_ones(k2) == 1 {
+            Self::three_byte(x, to)
+        } else {
+            Self::bmp(x, k2, to)
+        };
+        Some((BLOCK, bytes))
+    }
+
+    /// The UTF-8 of 8 units below 0x800, at the front of `dst`; returns
+    /// its length. Each becomes a word, `110yyyyy 10xxxxxx` (RFC 3629 §3,
+    /// lead in the low byte) or the ASCII byte and a zero.
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
+    #[inline]
+    fn below_800(x: __m128i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
+        let s16 = |w: u16| _mm_set1_epi16(w as i16);
+        let two = _mm_or_si128(
+            _mm_or_si128(_mm_srli_epi16::<6>(x), s16(0xC0)),
+            _mm_slli_epi16::<8>(_mm_or_si128(_mm_and_si128(x, s16(0x3F)), s16(0x80))),
+        );
+        let is_two = _mm_cmpgt_epi16(x, s16(0x7F));
+        let words = _mm_blendv_epi8(x, two, is_two);
+        // Bit i of the key: word i is 2-byte (the signed pack keeps each
+        // word's flag in a byte).
+        let key = _mm_movemask_epi8(_mm_packs_epi16(is_two, is_two)) as u8;
+        store_compact2(dst, words, key)
+    }
+
+    /// The UTF-8 of 8 units from 0x800 on, none a surrogate: 24 bytes at
+    /// the start of `dst`.
+    #[target_feature(enable = "sse4.1,ssse3")]
+    #[inline]
+    fn three_byte(x: __m128i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
+        let s32 = |w: u32| _mm_set1_epi32(w as i32);
+        // SAFETY: `THREE` is 16 readable bytes.
+        let control = unsafe { _mm_loadu_si128(THREE.as_ptr().cast()) };
+        let quads = [
+            _mm_cvtepu16_epi32(x),
+            _mm_unpackhi_epi16(x, _mm_setzero_si128()),
+        ];
+        for (i, v) in quads.into_iter().enumerate() {
+            // `1110zzzz 10yyyyyy 10xxxxxx` (RFC 3629 §3), first byte
+            // lowest, in each 32-bit lane; the control drops the fourth.
+            let lead = _mm_or_si128(_mm_srli_epi32::<12>(v), s32(0x80_80E0));
+            let middle = _mm_and_si128(_mm_slli_epi32::<2>(v), s32(0x3F00));
+            let last = _mm_and_si128(_mm_slli_epi32::<16>(v), s32(0x3F_0000));
+            let utf8 = _mm_or_si128(lead, _mm_or_si128(middle, last));
+            store16(&mut dst[12 * i..], _mm_shuffle_epi8(utf8, control));
+        }
+        24
+    }
+
+    /// 8 units below 0x10000, none a surrogate (`k2`: all-ones in the
+    /// units ≥ 0x800): their UTF-8 bytes, packed at the start of `dst`;
+    /// how many there are. Each unit's bytes go to a 4-byte slot
+    /// (`[first, second, third, 0]`), and each 4 slots are packed by the
+    /// [`COMPACT`](crate::x86::pack::COMPACT) row of their lengths.
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
+    #[inline]
+    fn bmp(x: __m128i, k2: __m128i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
+        let s16 = |w: u16| _mm_set1_epi16(w as i16);
+        // All-ones where x ≥ 0x80.
+        let k1 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x80)), x);
+        // RFC 3629 §3: 2 bytes `110yyyyy 10xxxxxx`, 3 bytes `1110zzzz
+        // 10yyyyyy 10xxxxxx`; each byte below fits in the low byte of its
+        // word.
+        let x6 = _mm_srli_epi16::<6>(x);
+        let continuation = |v: __m128i| _mm_or_si128(_mm_and_si128(v, s16(0x3F)), s16(0x80));
+        let lead = _mm_blendv_epi8(
+            _mm_or_si128(x6, s16(0xC0)),
+            _mm_or_si128(_mm_srli_epi16::<12>(x), s16(0xE0)),
+            k2,
+        );
+        let first = _mm_blendv_epi8(x, lead, k1);
+        let second = _mm_and_si128(_mm_blendv_epi8(continuation(x), continuation(x6), k2), k1);
+        let third = _mm_and_si128(continuation(x), k2);
+        let first_two = _mm_or_si128(first, _mm_slli_epi16::<8>(second));
+        // Per word, length − 1: bit 0 (k1 but not k2) in its low byte, bit
+        // 1 (k2) in its high byte; the byte mask then holds 2 bits per
+        // word, in order: two COMPACT keys.
+        let lengths = _mm_blendv_epi8(_mm_xor_si128(k1, k2), k2, s16(0xFF00));
+        let keys = _mm_movemask_epi8(lengths) as usize;
+        let written = store_compact_lane(dst, _mm_unpacklo_epi16(first_two, third), keys & 0xFF);
+        written
+            + store_compact_lane(
+                &mut dst[written..],
+                _mm_unpackhi_epi16(first_two, third),
+                keys >> 8,
+            )
+    }
+
+    /// The UTF-8 of a block that holds surrogates, all of them paired,
+    /// packed at the start of `dst`: how many units it took (8, or 7 when
+    /// the last is a high surrogate and `more` input follows: the next
+    /// block sees the pair whole) and how many bytes it wrote; `None`
+    /// (nothing taken) if a surrogate in it is lone.
+    ///
+    /// Each unit gets a 32-bit lane holding its value, or for either half
+    /// of a pair the pair's scalar value (from the unit and its neighbour),
+    /// and the lane's UTF-8 is built by length; the high surrogate's lane
+    /// keeps the first two of the four bytes and the low one's the last
+    /// two, so that every lane is 1 to 3 bytes and each 4 lanes are packed
+    /// by a [`store_compact_lane`].
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
+    #[inline]
+    fn paired(x: __m128i, more: bool, dst: &mut [MaybeUninit<u8>; ROOM]) -> Option<(usize, usize)> {
+        let s16 = |w: u16| _mm_set1_epi16(w as i16);
+        let s32 = |w: u32| _mm_set1_epi32(w as i32);
+        let zero = _mm_setzero_si128();
+        // Each unit's neighbours: the one after (0 after the last) and the
+        // one before (0 before the first: no block ends with a high
+        // surrogate whose pair follows, it is left to the next block).
+        let (after, before) = (_mm_srli_si128::<2>(x), _mm_slli_si128::<2>(x));
+        let tagged =
+            |v: __m128i, tag: u16| _mm_cmpeq_epi16(_mm_and_si128(v, s16(0xFC00)), s16(tag));
+        let (high, low) = (tagged(x, 0xD800), tagged(x, 0xDC00));
+        let opens = _mm_and_si128(high, tagged(after, 0xDC00));
+        let closes = _mm_and_si128(low, tagged(before, 0xD800));
+        let halves = _mm_or_si128(opens, closes);
+        let mut lone = _mm_movemask_epi8(_mm_andnot_si128(halves, _mm_or_si128(high, low)));
+        // A high surrogate last, with more input: the next block's. Its
+        // lane becomes a zero, one byte, taken off the count below.
+        let defer = more && _mm_extract_epi16::<7>(high) != 0;
+        let x = if defer {
+            lone &= 0x3FFF;
+            _mm_blend_epi16::<0x80>(x, zero)
+        } else {
+            x
+        };
+        if lone != 0 {
+            return None;
+        }
+        let words = |v: __m128i| [_mm_cvtepu16_epi32(v), _mm_unpackhi_epi16(v, zero)];
+        let flags = |m: __m128i| {
+            [
+                _mm_cvtepi16_epi32(m),
+                _mm_cvtepi16_epi32(_mm_srli_si128::<8>(m)),
+            ]
+        };
+        let ([units, afters, befores], [closes, halves]) =
+            ([x, after, before].map(words), [closes, halves].map(flags));
+        let mut written = 0;
+        for h in 0..2 {
+            // The pair's high unit (this one or the one before) and low
+            // unit (the one after or this one): 0x10000 + (H − 0xD800)·2¹⁰
+            // + (L − 0xDC00).
+            let hi = _mm_blendv_epi8(units[h], befores[h], closes[h]);
+            let lo = _mm_blendv_epi8(afters[h], units[h], closes[h]);
+            let scalar =
+                _mm_sub_epi32(_mm_add_epi32(_mm_slli_epi32::<10>(hi), lo), s32(0x35F_DC00));
+            let c = _mm_blendv_epi8(units[h], scalar, halves[h]);
+            // At most 0x10FFFF: signed compares are exact.
+            let [k1, k2, k3] = [0x7F, 0x7FF, 0xFFFF].map(|max| _mm_cmpgt_epi32(c, s32(max)));
+            // The 6-bit fields, most significant first, one a byte (first
+            // byte lowest); a character of length L keeps the last L, with
+            // its markers (RFC 3629 §3).
+            let fields = _mm_and_si128(
+                _mm_or_si128(
+                    _mm_or_si128(
+                        _mm_srli_epi32::<18>(c),
+                        _mm_and_si128(_mm_srli_epi32::<4>(c), s32(0xFF00)),
+                    ),
+                    _mm_or_si128(
+                        _mm_and_si128(_mm_slli_epi32::<10>(c), s32(0xFF_0000)),
+                        _mm_slli_epi32::<24>(c),
+                    ),
+                ),
+                s32(0x3F3F_3F3F),
+            );
+            let two = _mm_or_si128(_mm_srli_epi32::<16>(fields), s32(0x80C0));
+            let three = _mm_or_si128(_mm_srli_epi32::<8>(fields), s32(0x80_80E0));
+            let four = _mm_or_si128(fields, s32(0x8080_80F0));
+            let multi = _mm_blendv_epi8(_mm_blendv_epi8(two, three, k2), four, k3);
+            let utf8 = _mm_blendv_epi8(c, multi, k1);
+            let utf8 = _mm_blendv_epi8(utf8, _mm_srli_epi32::<16>(utf8), closes[h]);
+            // Per lane, length − 1 in two bits: bit 0 for 2 bytes or half a
+            // pair (k1 ^ k2 ^ k3), bit 1 for 3 (k2 ^ k3).
+            let bit =
+                |m: __m128i| usize::from(SPREAD[_mm_movemask_ps(_mm_castsi128_ps(m)) as usize]);
+            let key =
+                bit(_mm_xor_si128(_mm_xor_si128(k1, k2), k3)) | bit(_mm_xor_si128(k2, k3)) << 1;
+            written += store_compact_lane(&mut dst[written..], utf8, key);
+        }
+        let defer = usize::from(defer);
+        Some((BLOCK - defer, written - defer))
+    }
+
+    utf16_encoder!("sse4.1,ssse3,popcnt", BLOCK, ROOM);
+}
