@@ -13,8 +13,8 @@
 pub(crate) mod utf16;
 
 use super::lossy::lossy_decoder;
-use super::pack::{store16, store_compact2, store_compact_lane, THREE};
-use super::{fused_decoder, incomplete_max, open_lead, tail_words, validator, Isa};
+use super::pack::{store16, COMPACT, COMPACT2, THREE};
+use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
 use crate::encode::EncodeFailure;
 use crate::validate::is_lone;
 use core::arch::x86_64::*;
@@ -744,6 +744,29 @@ unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 
         written += mask.count_ones() as usize;
     }
     written
+}
+
+/// The lead of a character that starts before `at` and ends after it, if
+/// any.
+#[inline]
+pub(super) fn open_lead(bytes: &[u8], at: usize) -> Option<usize> {
+    for k in 1..=at.min(3) {
+        let byte = bytes[at - k];
+        if byte < 0x80 {
+            return None;
+        }
+        if byte >= 0xC0 {
+            let length = if byte >= 0xF0 {
+                4
+            } else if byte >= 0xE0 {
+                3
+            } else {
+                2
+            };
+            return (length > k).then_some(at - k);
+        }
+    }
+    None
 }
 
 // ---- lossy decoding to UTF-8 ([`lossy_decoder!`]) ------------------------
@@ -1476,7 +1499,7 @@ impl Avx2 {
     ///
     /// * all below 0x800 (Latin text, and ASCII; no surrogate or out-of-range
     ///   value passes this test) — each value becomes one 16-bit word holding
-    ///   its UTF-8 bytes, 8 words packed by one `pshufb` ([`COMPACT2`](super::pack::COMPACT2));
+    ///   its UTF-8 bytes, 8 words packed by one `pshufb` ([`COMPACT2`]);
     /// * all below 0x10000 — the values are packed to 16-bit words and checked
     ///   for surrogates; if all are 3-byte characters (CJK text) one fixed
     ///   control packs them, with no table load and no count to wait for;
@@ -1484,7 +1507,7 @@ impl Avx2 {
     /// * otherwise the block is checked for surrogates and values above
     ///   U+10FFFF, each value's 1–4 bytes are built in its 32-bit lane
     ///   ([`utf8_lanes`]) and each 4 lanes packed by a `pshufb` chosen by their
-    ///   lengths ([`COMPACT`](super::pack::COMPACT)).
+    ///   lengths ([`COMPACT`]).
     ///
     /// A block that holds a value that cannot be encoded goes to the scalar
     /// encoder, which reports the exact index.
@@ -1562,7 +1585,7 @@ impl Avx2 {
 /// The UTF-8 of 16 values below 0x800 in 16-bit lanes, at the front of
 /// `dst`; returns its length. Each becomes a word, `110yyyyy 10xxxxxx`
 /// (RFC 3629 §3, lead in the low byte) or the ASCII byte and a zero, and
-/// each half's words are packed by its [`COMPACT2`](super::pack::COMPACT2) row.
+/// each half's words are packed by its [`COMPACT2`] row.
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn encode_below_800(v: V, dst: &mut [MaybeUninit<u8>]) -> usize {
@@ -1578,7 +1601,10 @@ pub(super) fn encode_below_800(v: V, dst: &mut [MaybeUninit<u8>]) -> usize {
     let keys = [!ascii & 0xFF, !ascii >> 16 & 0xFF];
     let mut written = 0;
     for (key, half) in keys.into_iter().zip([low128(words), high128(words)]) {
-        written += store_compact2(&mut dst[written..], half, key as u8);
+        // SAFETY: a table row is 16 readable bytes.
+        let control = unsafe { _mm_loadu_si128(COMPACT2[key as usize].0.as_ptr().cast()) };
+        store16(&mut dst[written..], _mm_shuffle_epi8(half, control));
+        written += 8 + key.count_ones() as usize;
     }
     written
 }
@@ -1658,7 +1684,7 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
         // Each dword takes its low word from bit 0's mask and its high word
         // from bit 1's; a shuffle gathers one byte of each word, in order,
         // to the front of its 128-bit lane: the byte mask's bits 0..8 and
-        // 16..24 are the two lanes' [`COMPACT`](super::pack::COMPACT) keys.
+        // 16..24 are the two lanes' [`COMPACT`] keys.
         const GATHER: [u8; 16] = [
             0, 2, 4, 6, 8, 10, 12, 14, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
         ];
@@ -1672,7 +1698,7 @@ fn encode_block([a, b]: [V; 2], dst: &mut [MaybeUninit<u8>; 64]) -> Option<usize
     Some(written)
 }
 
-/// Stores the bytes of each 128-bit lane of `utf8` that its [`COMPACT`](super::pack::COMPACT)
+/// Stores the bytes of each 128-bit lane of `utf8` that its [`COMPACT`]
 /// key keeps (`keys`' bits 0..8 for the low lane, 16..24 for the high
 /// one), the high lane's after the low one's, at the front of `dst`;
 /// returns how many. Each lane's store is 16 bytes wide, so `dst` needs
@@ -1685,7 +1711,11 @@ pub(super) fn store_compact(utf8: V, keys: u32, dst: &mut [MaybeUninit<u8>]) -> 
         .into_iter()
         .zip([low128(utf8), high128(utf8)])
     {
-        written += store_compact_lane(&mut dst[written..], lane, key as usize);
+        let (control, count) = (&COMPACT.0[key as usize].0, COMPACT.1[key as usize]);
+        // SAFETY: `control` is 16 readable bytes.
+        let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+        store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+        written += usize::from(count);
     }
     written
 }
@@ -1698,7 +1728,7 @@ pub(super) fn store_compact(utf8: V, keys: u32, dst: &mut [MaybeUninit<u8>]) -> 
 /// The bytes are computed 16 words at a time — a character's first byte,
 /// its second and its third, each chosen by its length — then interleaved
 /// into 4-byte slots (`[first, second, third, 0]`), 4 per 128-bit lane, and
-/// each lane packed by a `pshufb` chosen by its four lengths ([`COMPACT`](super::pack::COMPACT)).
+/// each lane packed by a `pshufb` chosen by its four lengths ([`COMPACT`]).
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn encode_bmp(v: V, k2: V, dst: &mut [MaybeUninit<u8>; 64]) -> usize {
@@ -1723,7 +1753,7 @@ pub(super) fn encode_bmp(v: V, k2: V, dst: &mut [MaybeUninit<u8>; 64]) -> usize 
     ];
     // Per word, length − 1: bit 0 (k1 but not k2) in its low byte, bit 1
     // (k2) in its high byte; the byte mask then holds 2 bits per word, in
-    // order: four [`COMPACT`](super::pack::COMPACT) keys.
+    // order: four [`COMPACT`] keys.
     let length_bits = _mm256_blendv_epi8(Avx2::xor(k1, k2), k2, s16(0xFF00));
     let keys = _mm256_movemask_epi8(length_bits) as u32;
     let lanes = [
@@ -1735,7 +1765,11 @@ pub(super) fn encode_bmp(v: V, k2: V, dst: &mut [MaybeUninit<u8>; 64]) -> usize 
     let mut written = 0;
     for (j, lane) in lanes.into_iter().enumerate() {
         let key = (keys >> (8 * j) & 0xFF) as usize;
-        written += store_compact_lane(&mut dst[written..], lane, key);
+        let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
+        // SAFETY: `control` is 16 readable bytes.
+        let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+        store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+        written += usize::from(count);
     }
     written
 }

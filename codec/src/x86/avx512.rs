@@ -13,7 +13,7 @@
 pub(crate) mod utf16;
 
 use super::lossy::lossy_decoder;
-use super::pack::{store_compact2, store_compact_lane, SPREAD, THREE};
+use super::pack::{store16, COMPACT, COMPACT2, SPREAD, THREE};
 use super::{incomplete_max, repeat, validator, Isa};
 use crate::encode::EncodeFailure;
 use crate::REPLACEMENT;
@@ -1312,7 +1312,7 @@ impl Avx512 {
     /// 16 values at a time (64 when all are ASCII: narrowed with `vpmovdb`;
     /// the last block a masked load). Values below 0x800 (Latin text) become
     /// one word each ([`two_byte_words`]), 8 words packed by one `pshufb`
-    /// ([`COMPACT2`](super::pack::COMPACT2)). Values below 0x10000 are narrowed to 16-bit words for
+    /// ([`COMPACT2`]). Values below 0x10000 are narrowed to 16-bit words for
     /// the AVX2 kernel's [`encode_bmp`](super::avx2::encode_bmp); a block of
     /// 3-byte characters only (CJK) takes one fixed control instead. Otherwise
     /// each lane builds its 1–4 UTF-8 bytes in place ([`utf8_lanes`]) and each
@@ -1338,7 +1338,11 @@ impl Avx512 {
             let mut written = 0;
             for (h, half) in halves.into_iter().enumerate() {
                 let key = (k1 >> (8 * h)) as u8;
-                written += store_compact2(&mut dst[written..], half, key);
+                // SAFETY: a table row is 16 readable bytes.
+                let control =
+                    unsafe { _mm_loadu_si128(COMPACT2[usize::from(key)].0.as_ptr().cast()) };
+                store16(&mut dst[written..], _mm_shuffle_epi8(half, control));
+                written += 8 + key.count_ones() as usize;
             }
             Some(written)
         };
@@ -1401,8 +1405,12 @@ impl Avx512 {
                     ($j:literal) => {
                         let key = usize::from(SPREAD[usize::from((low >> (4 * $j)) & 15)])
                             | usize::from(SPREAD[usize::from((k2 >> (4 * $j)) & 15)]) << 1;
+                        let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
+                        // SAFETY: `control` is 16 readable bytes.
+                        let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
                         let lane = _mm512_extracti32x4_epi32::<$j>(utf8);
-                        written += store_compact_lane(&mut dst[written..], lane, key);
+                        store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+                        written += usize::from(count);
                     };
                 }
                 lane!(0);

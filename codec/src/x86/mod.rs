@@ -94,29 +94,6 @@ pub(crate) trait Isa {
     type Mask: Copy;
 }
 
-/// The lead of a character that starts before `at` and ends after it, if
-/// any.
-#[inline]
-pub(super) fn open_lead(bytes: &[u8], at: usize) -> Option<usize> {
-    for k in 1..=at.min(3) {
-        let byte = bytes[at - k];
-        if byte < 0x80 {
-            return None;
-        }
-        if byte >= 0xC0 {
-            let length = if byte >= 0xF0 {
-                4
-            } else if byte >= 0xE0 {
-                3
-            } else {
-                2
-            };
-            return (length > k).then_some(at - k);
-        }
-    }
-    None
-}
-
 /// Repeats a 16-byte table across a `W`-byte register image (the shuffle
 /// instructions look up within each 16-byte lane).
 const fn repeat<const W: usize>(table: [u8; 16]) -> [u8; W] {

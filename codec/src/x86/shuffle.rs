@@ -126,7 +126,7 @@ const fn steps() -> [Step; 4096] {
 /// The scalar values of the characters a step gathered into `lanes`.
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
-pub(super) fn scalars(lanes: __m128i) -> __m128i {
+fn scalars(lanes: __m128i) -> __m128i {
     // SAFETY (of the loads): `PAYLOAD` is 16 readable bytes.
     let payload = unsafe { _mm_loadu_si128(PAYLOAD.as_ptr().cast()) };
     let nibbles = _mm_and_si128(_mm_srli_epi16::<4>(lanes), _mm_set1_epi8(0x0F));
@@ -402,6 +402,24 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
 pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
+    let mut packed = [_mm_setzero_si128(); 2];
+    for (half, (pairs, thirds)) in byte_words(bytes).into_iter().enumerate() {
+        let values = bmp_values(pairs, thirds);
+        let mask = usize::from((starts >> (8 * half)) as u8);
+        // SAFETY: the control is an aligned 16-byte static.
+        let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };
+        packed[half] = _mm_shuffle_epi8(values, control);
+    }
+    packed
+}
+
+/// The first 16 of `bytes` as 16-bit words, per half (8 bytes): each
+/// byte (high) with the next (low), and the one after that (low, the
+/// high byte zero). The characters that start there are in those words
+/// (and, for 4-byte ones, the byte after: the caller's).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn byte_words(bytes: &[u8; 19]) -> [(__m128i, __m128i); 2] {
     let load = |k: usize| {
         let v: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
         // SAFETY: `v` is 16 readable bytes.
@@ -409,7 +427,7 @@ pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
     };
     let (first, second, third) = (load(0), load(1), load(2));
     let zero = _mm_setzero_si128();
-    let halves = [
+    [
         (
             _mm_unpacklo_epi8(second, first),
             _mm_unpacklo_epi8(third, zero),
@@ -418,35 +436,35 @@ pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
             _mm_unpackhi_epi8(second, first),
             _mm_unpackhi_epi8(third, zero),
         ),
-    ];
-    let mut packed = [zero; 2];
-    for (half, (pairs, thirds)) in halves.into_iter().enumerate() {
-        // `pairs`: the byte (high) and the next (low); `thirds`: the one
-        // after.
-        let sixes = |v: __m128i| _mm_and_si128(v, _mm_set1_epi16(0x003F));
-        let ascii = _mm_srli_epi16::<8>(pairs);
-        let two = _mm_or_si128(
-            _mm_and_si128(_mm_srli_epi16::<2>(pairs), _mm_set1_epi16(0x07C0)),
-            sixes(pairs),
-        );
-        let three = _mm_or_si128(
-            _mm_or_si128(
-                _mm_slli_epi16::<12>(_mm_srli_epi16::<8>(pairs)),
-                _mm_slli_epi16::<6>(sixes(pairs)),
-            ),
-            sixes(thirds),
-        );
-        // A lead's word is negative as an i16; a 3-byte lead's is above
-        // 0xDFFF as a u16, above -0x2001 as an i16.
-        let lead = _mm_srai_epi16::<15>(pairs);
-        let long = _mm_cmpgt_epi16(pairs, _mm_set1_epi16(-0x2001));
-        let values = _mm_blendv_epi8(ascii, _mm_blendv_epi8(two, three, long), lead);
-        let mask = usize::from((starts >> (8 * half)) as u8);
-        // SAFETY: the control is an aligned 16-byte static.
-        let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };
-        packed[half] = _mm_shuffle_epi8(values, control);
-    }
-    packed
+    ]
+}
+
+/// Per word of [`byte_words`] (`pairs`: the byte, high, and the next;
+/// `thirds`: the one after), the value of the 1- to 3-byte character the
+/// byte would start: its own if ASCII, else the 2- or 3-byte value by its
+/// high bits (RFC 3629 §3: 5 payload bits of a 2-byte lead, 4 of a 3-byte
+/// one, 6 of each continuation).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn bmp_values(pairs: __m128i, thirds: __m128i) -> __m128i {
+    let sixes = |v: __m128i| _mm_and_si128(v, _mm_set1_epi16(0x003F));
+    let ascii = _mm_srli_epi16::<8>(pairs);
+    let two = _mm_or_si128(
+        _mm_and_si128(_mm_srli_epi16::<2>(pairs), _mm_set1_epi16(0x07C0)),
+        sixes(pairs),
+    );
+    let three = _mm_or_si128(
+        _mm_or_si128(
+            _mm_slli_epi16::<12>(_mm_srli_epi16::<8>(pairs)),
+            _mm_slli_epi16::<6>(sixes(pairs)),
+        ),
+        sixes(thirds),
+    );
+    // A lead's word is negative as an i16; a 3-byte lead's is above
+    // 0xDFFF as a u16, above -0x2001 as an i16.
+    let lead = _mm_srai_epi16::<15>(pairs);
+    let long = _mm_cmpgt_epi16(pairs, _mm_set1_epi16(-0x2001));
+    _mm_blendv_epi8(ascii, _mm_blendv_epi8(two, three, long), lead)
 }
 
 /// One step: the characters that the 12 start bits `key` after the first
@@ -456,31 +474,16 @@ pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
 pub(super) fn step(window: __m128i, key: usize, lanes: &mut [MaybeUninit<u32>]) -> u8 {
-    let (gathered, counts) = gather(window, key, 0);
-    let values = scalars(gathered);
+    let counts = COUNTS[key];
+    debug_assert!(counts != 0, "no character ends within 12 bytes");
+    // SAFETY: the control is an aligned 16-byte static.
+    let control = unsafe { _mm_load_si128(STEPS[key].shuffle.as_ptr().cast()) };
+    let values = scalars(_mm_shuffle_epi8(window, control));
     let lanes = &mut lanes[..4];
     // SAFETY: `lanes` is 4 writable u32 lanes (16 bytes); `storeu` has no
     // alignment requirement.
     unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), values) };
     counts
-}
-
-/// A step's gather: the characters that the 12 start bits `key` after
-/// byte `ahead` of `window` delimit (up to four), each in a 32-bit lane
-/// (last byte lowest, lead highest: a lane is negative as an `i32` exactly
-/// when it holds a 4-byte character), and the step's [`COUNTS`]. (`ahead`
-/// moves the control on, for a window loaded before the step's position;
-/// the bytes the characters take must lie in it.)
-#[target_feature(enable = "ssse3,sse4.1")]
-#[inline]
-pub(super) fn gather(window: __m128i, key: usize, ahead: u8) -> (__m128i, u8) {
-    let counts = COUNTS[key];
-    debug_assert!(counts != 0, "no character ends within 12 bytes");
-    // SAFETY: the control is an aligned 16-byte static.
-    let control = unsafe { _mm_load_si128(STEPS[key].shuffle.as_ptr().cast()) };
-    // A zeroing control byte (0x80) stays one: 0x80 + `ahead` < 0x90.
-    let control = _mm_add_epi8(control, _mm_set1_epi8(ahead as i8));
-    (_mm_shuffle_epi8(window, control), counts)
 }
 
 /// Stores the 16 ASCII bytes of `window` as 16 code points.

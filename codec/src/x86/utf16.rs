@@ -1,13 +1,18 @@
-//! What the AVX2 and SSE4.1 kernels' UTF-16 conversions share: the loops
-//! around each kernel's steps, written once as macros ([`utf16_decoder!`],
-//! [`utf16_encoder!`]) that each kernel expands in its own `impl` with its
-//! features, as [`validator!`](super::validator) is. The loops hand what
-//! the steps leave (an error, a block with a lone surrogate, the last
-//! units) to the kernel's validator and the scalar loops
-//! ([`crate::utf16::scalar`]), so that error positions and U+FFFD come
-//! out exactly as the scalar conversion gives them.
+//! What the AVX2 and SSE4.1 kernels' UTF-16 conversions share: the
+//! drivers around their loops ([`decode_checked`], [`decode_valid`],
+//! [`encode_checked`]), which hand what the loops leave (an error, a
+//! block with a lone surrogate, the last units) to the kernel's validator
+//! and the scalar loops ([`crate::utf16::scalar`]), so that error
+//! positions and U+FFFD come out exactly as the scalar conversion gives
+//! them; and the SSE4.1 kernel's loops themselves, as macros
+//! ([`utf16_decoder!`], [`utf16_encoder!`]) that expand in its `impl`
+//! around its steps, as [`validator!`](super::validator) does. (The AVX2
+//! kernel's loops, the same design, stay written out in its module: with
+//! its wider steps behind the macros, the compiler stopped inlining its
+//! groups into them, and it ran slower.)
 
 use crate::utf16::{scalar, Utf16Error};
+use crate::{Utf8Error, Verdict};
 use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
 use core::mem::MaybeUninit;
 
@@ -37,6 +42,85 @@ pub(super) fn store8(dst: &mut [MaybeUninit<u16>], v: __m128i) {
     unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
 }
 
+/// Checks `bytes` and decodes them: appends the UTF-16 of the longest
+/// well-formed prefix to `out`, and returns the validator's verdict.
+///
+/// `steps(bytes, dst)` decodes checked steps from the start into `dst`
+/// (one unit per byte and [`DECODE_SLACK`] more) and returns how far it
+/// got, `at`, and how many units it wrote. Where it stops (an error, a
+/// character left open, or the last bytes), `validate` and `decode_valid`
+/// take the rest, from the lead of any character the steps decoded but
+/// had not seen the end of.
+///
+/// # Safety
+///
+/// `steps` must write `dst[..written]`, the code units of the characters
+/// that start before `at`, and `bytes[..at]` must be well-formed but for
+/// one character open at `at`; `validate` must be a validator (its error,
+/// if any, exact).
+#[inline(always)]
+pub(super) unsafe fn decode_checked(
+    bytes: &[u8],
+    out: &mut Vec<u16>,
+    steps: impl FnOnce(&[u8], &mut [MaybeUninit<u16>]) -> (usize, usize),
+    validate: impl FnOnce(&[u8]) -> Result<(), Utf8Error>,
+    decode_valid: impl FnOnce(&str, &mut Vec<u16>),
+) -> Verdict {
+    let len = bytes.len();
+    out.reserve(len + DECODE_SLACK);
+    let base = out.len();
+    let dst = &mut out.spare_capacity_mut()[..len + DECODE_SLACK];
+    let (mut at, mut written) = steps(bytes, dst);
+    if let Some(lead) = super::avx2::open_lead(bytes, at) {
+        // Its one code unit, or two for a 4-byte lead, went out.
+        written -= 1 + usize::from(bytes[lead] >= 0xF0);
+        at = lead;
+    }
+    // SAFETY: `dst[..written]` holds the code units of the characters
+    // before `at` (the caller's `steps`, less the open one's), within the
+    // spare capacity.
+    unsafe { out.set_len(base + written) };
+    let rest = &bytes[at..];
+    if rest.is_empty() {
+        return Verdict::WELL_FORMED;
+    }
+    let result = validate(rest);
+    // SAFETY: `result` is a validator's verdict on `rest` (the caller's
+    // promise).
+    decode_valid(unsafe { crate::valid_prefix(rest, result) }, out);
+    Verdict::pack(result.map_err(|e| e.shifted(at)))
+}
+
+/// Appends the UTF-16 of `text`: `steps` (as in [`decode_checked`],
+/// unchecked) while a step is there, then `tail(rest, dst)`, which
+/// decodes the characters that start in the last bytes into `dst` and
+/// returns how many units that is.
+///
+/// # Safety
+///
+/// `steps` must write `dst[..written]`, the code units of the characters
+/// that start before `at`; `tail` must write as many as it returns.
+#[inline(always)]
+pub(super) unsafe fn decode_valid(
+    text: &str,
+    out: &mut Vec<u16>,
+    steps: impl FnOnce(&[u8], &mut [MaybeUninit<u16>]) -> (usize, usize),
+    tail: impl FnOnce(&[u8], &mut [MaybeUninit<u16>]) -> usize,
+) {
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    // At most one code unit per byte (a surrogate pair for 4 bytes).
+    out.reserve(len + DECODE_SLACK);
+    let base = out.len();
+    let dst = &mut out.spare_capacity_mut()[..len + DECODE_SLACK];
+    let (at, written) = steps(bytes, dst);
+    let written = written + tail(&bytes[at..], &mut dst[written..]);
+    // SAFETY: `dst[..written]` holds the code units of all of `text`
+    // (`steps`, then `tail`: the caller's promise), within the spare
+    // capacity.
+    unsafe { out.set_len(base + written) };
+}
+
 /// Writes UTF-8 → UTF-16 for a kernel (`$isa`, its type; `$features`, its
 /// target features; `$step`, the bytes a step takes), as associated
 /// functions of the `impl` it expands in: `decode` (strict, checked as it
@@ -47,19 +131,24 @@ pub(super) fn store8(dst: &mut [MaybeUninit<u16>], v: __m128i) {
 /// * `widen_ascii(&[u8], V, &mut [MaybeUninit<u16>]) -> usize`: widens
 ///   the ASCII step `V` (the slice's first) and the ASCII steps after it;
 ///   returns how many bytes that is;
-/// * `decode_step(&[u8; STEP + 3], V, &mut [MaybeUninit<u16>]) -> usize`:
-///   decodes the characters that start in a step (the 3 bytes after it
-///   hold the continuations of those that start near its end); returns
-///   how many units it stored (it may store garbage after them, up to 24
-///   units in all);
-/// * `tail(&[u8], &mut [MaybeUninit<u16>]) -> usize`: the same for
-///   well-formed text's last bytes (fewer than a step).
+/// * `tail(&[u8], &mut [MaybeUninit<u16>]) -> usize`: decodes the
+///   characters that start in well-formed text's last bytes (fewer than
+///   a step); returns how many units it stored.
+///
+/// `$decode_step`, a closure `(&[u8; STEP + 3], V, &mut
+/// [MaybeUninit<u16>]) -> usize`, decodes the characters that start in a
+/// step that is not all ASCII (the 3 bytes after it hold the
+/// continuations of those that start near its end); returns how many
+/// units it stored (it may store garbage after them, up to 24 units in
+/// all). (A closure rather than a function: each loop then has its own
+/// copy, called once, which the compiler inlines; a function called from
+/// both was not, nor what it calls.)
 ///
 /// `$isa` (whose registers are a step wide) gives `load`, `is_ascii`,
 /// `zero` and the validator's `validate`, `errors`, `errors_in_place`,
 /// `incomplete` and `any`.
 macro_rules! utf16_decoder {
-    ($isa:ident, $features:literal, $step:expr) => {
+    ($isa:ident, $features:literal, $step:expr, $decode_step:expr) => {
         /// Checks `bytes` and decodes them: appends the UTF-16 of the
         /// longest well-formed prefix to `out`, and returns the
         /// validator's verdict.
@@ -72,46 +161,32 @@ macro_rules! utf16_decoder {
         /// not seen the end of.
         #[target_feature(enable = $features)]
         pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u16>) -> $crate::Verdict {
-            use $crate::x86::utf16::DECODE_SLACK;
-            let len = bytes.len();
-            out.reserve(len + DECODE_SLACK);
-            let base = out.len();
-            let dst = &mut out.spare_capacity_mut()[..len + DECODE_SLACK];
-            let (mut at, mut written) = Self::steps::<true>(bytes, dst);
-            if let Some(lead) = $crate::x86::open_lead(bytes, at) {
-                // Its one code unit, or two for a 4-byte lead, went out.
-                written -= 1 + usize::from(bytes[lead] >= 0xF0);
-                at = lead;
+            // SAFETY: `steps` writes the code units of the characters
+            // before where it stops, checked but for one left open there;
+            // the validator is this kernel's.
+            unsafe {
+                $crate::x86::utf16::decode_checked(
+                    bytes,
+                    out,
+                    |bytes, dst| Self::steps::<true>(bytes, dst),
+                    |rest| $isa::validate(rest).unpack(),
+                    |text, out| Self::decode_valid(text, out),
+                )
             }
-            // SAFETY: `dst[..written]` holds the code units of the
-            // characters before `at` (`steps`, less the open one's),
-            // within the spare capacity.
-            unsafe { out.set_len(base + written) };
-            let rest = &bytes[at..];
-            if rest.is_empty() {
-                return $crate::Verdict::WELL_FORMED;
-            }
-            let result = $isa::validate(rest).unpack();
-            // SAFETY: `result` is this kernel's validator's verdict on `rest`.
-            Self::decode_valid(unsafe { $crate::valid_prefix(rest, result) }, out);
-            $crate::Verdict::pack(result.map_err(|e| e.shifted(at)))
         }
 
         /// Appends the UTF-16 of `text`.
         #[target_feature(enable = $features)]
         pub(crate) fn decode_valid(text: &str, out: &mut Vec<u16>) {
-            use $crate::x86::utf16::DECODE_SLACK;
-            let bytes = text.as_bytes();
-            let len = bytes.len();
-            // At most one code unit per byte (a surrogate pair for 4 bytes).
-            out.reserve(len + DECODE_SLACK);
-            let base = out.len();
-            let dst = &mut out.spare_capacity_mut()[..len + DECODE_SLACK];
-            let (at, written) = Self::steps::<false>(bytes, dst);
-            let written = written + Self::tail(&bytes[at..], &mut dst[written..]);
-            // SAFETY: `dst[..written]` holds the code units of all of
-            // `text` (`steps`, then `tail`), within the spare capacity.
-            unsafe { out.set_len(base + written) };
+            // SAFETY: `steps` and `tail` write the code units they count.
+            unsafe {
+                $crate::x86::utf16::decode_valid(
+                    text,
+                    out,
+                    |bytes, dst| Self::steps::<false>(bytes, dst),
+                    |rest, dst| Self::tail(rest, dst),
+                )
+            }
         }
 
         /// Decodes `bytes` a step at a time while a step is there, into
@@ -132,6 +207,9 @@ macro_rules! utf16_decoder {
             dst: &mut [core::mem::MaybeUninit<u16>],
         ) -> (usize, usize) {
             const STEP_BYTES: usize = $step;
+            // Written where the macro is called: a closure, so each loop
+            // gets its own copy, called once, which the compiler inlines.
+            let decode_step = $decode_step;
             let (mut at, mut written) = (0, 0);
             let len = bytes.len();
             // The last step, when fewer than 3 bytes follow it, zero-padded.
@@ -157,30 +235,33 @@ macro_rules! utf16_decoder {
                 // after it; the last step's are zeros. (Well-formed text
                 // ends its characters in the step; where strict input does
                 // not, the open character is taken back when the loop ends.)
-                let window: &[u8; STEP_BYTES + 3] = match bytes.get(at..at + STEP_BYTES + 3) {
-                    Some(window) => window.try_into().expect("a step and 3 bytes"),
-                    None => {
-                        last[..len - at].copy_from_slice(&bytes[at..]);
-                        &last
-                    }
+                let window: &[u8; STEP_BYTES + 3] = if at + STEP_BYTES + 3 <= len {
+                    bytes[at..at + STEP_BYTES + 3]
+                        .try_into()
+                        .expect("a step and 3 bytes")
+                } else {
+                    last[..len - at].copy_from_slice(&bytes[at..]);
+                    &last
                 };
                 if CHECK {
-                    let errors = if at == 0 {
-                        $isa::errors(v, prev)
-                    } else {
-                        // The step before is in memory: the check reads its
-                        // shifted copies from there.
-                        let behind: &[u8; 3 + STEP_BYTES] = bytes[at - 3..at + STEP_BYTES]
-                            .try_into()
-                            .expect("3 bytes and a step");
-                        $isa::errors_in_place(behind, v)
+                    // Past the first step, the check reads the step's bytes
+                    // moved on by 1 to 3 from memory, where the step before
+                    // is.
+                    let flags = match at.checked_sub(3) {
+                        None => $isa::errors(v, prev),
+                        Some(back) => $isa::errors_in_place(
+                            bytes[back..at + STEP_BYTES]
+                                .try_into()
+                                .expect("3 bytes and a step"),
+                            v,
+                        ),
                     };
-                    if $isa::any(errors) {
+                    if $isa::any(flags) {
                         break;
                     }
                     prev = v;
                 }
-                written += Self::decode_step(window, v, &mut dst[written..]);
+                written += decode_step(window, v, &mut dst[written..]);
                 at += STEP_BYTES;
             }
             (at, written)
@@ -238,12 +319,11 @@ macro_rules! utf16_encoder {
             const BLOCK_UNITS: usize = $block;
             const ROOM_BYTES: usize = $room;
             let len = units.len();
-            // At most 3 bytes per unit, + a block's room past the end.
-            let size = 3 * (len - at) + ROOM_BYTES;
+            // At most 3 bytes a unit, and a block's room past the end.
+            let size = ROOM_BYTES + 3 * (len - at);
             out.reserve(size);
-            let base = out.len();
+            let (base, mut written) = (out.len(), 0);
             let dst = &mut out.spare_capacity_mut()[..size];
-            let mut written = 0;
             // Invariant: `dst[..written]` is the UTF-8 of the units from
             // the run's first to `at`, at most 3 bytes each: a block's
             // stores, which end by a block's room past `written`, stay in

@@ -28,9 +28,10 @@
 
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
-use super::super::super::utf16::{load16, store8, utf16_decoder};
+use super::super::super::utf16;
 use super::super::{window_values, Avx2};
 use super::Utf16Avx2;
+use crate::Verdict;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -64,6 +65,25 @@ fn store16(dst: &mut [MaybeUninit<u16>], v: __m256i) {
     unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), v) }
 }
 
+/// Stores the 8 code units of `v` at the start of `dst`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store8(dst: &mut [MaybeUninit<u16>], v: __m128i) {
+    let dst: &mut [MaybeUninit<u16>; 8] = (&mut dst[..8]).try_into().expect("8 units");
+    // SAFETY: `dst` is 8 writable `u16`s, 16 bytes, the store's width.
+    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
+}
+
+/// The 16 bytes of `bytes` from `k` (`k + 16` ≤ its length).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load16(bytes: &[u8], k: usize) -> __m128i {
+    let bytes: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
+    // SAFETY: `bytes` is 16 readable bytes, the load's width; `loadu` has
+    // no alignment requirement.
+    unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) }
+}
+
 /// The `pshufb` control of a [`WORDS`] row.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -73,83 +93,176 @@ fn words_control(key: usize) -> __m128i {
 }
 
 impl Utf16Avx2 {
-    utf16_decoder!(Avx2, "avx2,popcnt", STEP);
+    /// Checks `bytes` and decodes them: appends the UTF-16 of the longest
+    /// well-formed prefix to `out`, and returns the validator's verdict.
+    ///
+    /// The steps are checked as they go ([`steps`](Self::steps)), so an
+    /// ASCII step costs its widening only; where they stop (an error, a
+    /// character left open before an ASCII step, or the last bytes), the
+    /// validator and [`decode_valid`](Self::decode_valid) take the rest,
+    /// from the lead of any character the steps decoded but had not seen
+    /// the end of.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
+        // SAFETY: `steps` writes the code units of the characters before
+        // where it stops, checked but for one left open there; the
+        // validator is this kernel's.
+        unsafe {
+            utf16::decode_checked(
+                bytes,
+                out,
+                |bytes, dst| Self::steps::<true>(bytes, dst),
+                |rest| Avx2::validate(rest).unpack(),
+                |text, out| Self::decode_valid(text, out),
+            )
+        }
+    }
 
-    /// Widens the ASCII step `v` (the first of `bytes`) and the ASCII
-    /// after it, 64 bytes an iteration while it lasts (one test and four
-    /// stores, nothing else carried), into `dst`; returns how many bytes.
-    #[target_feature(enable = "avx2")]
+    /// Appends the UTF-16 of `text`.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(crate) fn decode_valid(text: &str, out: &mut Vec<u16>) {
+        // SAFETY: `steps` and `tail` write the code units they count.
+        unsafe {
+            utf16::decode_valid(
+                text,
+                out,
+                |bytes, dst| Self::steps::<false>(bytes, dst),
+                |rest, dst| Self::tail(rest, dst),
+            )
+        }
+    }
+
+    /// Decodes `bytes` a step at a time while a step is there, into `dst` (with [`DECODE_SLACK`](utf16::DECODE_SLACK) units of room past one unit
+    /// per byte); returns how far it got, `at`, and the code units written:
+    /// those of the characters that start before `at`.
+    ///
+    /// With `CHECK`, each step is first checked, as the validator checks a
+    /// block (an ASCII step: only that the step before left no character
+    /// open), and the loop stops before the first that fails; the bytes
+    /// before `at` are then well-formed but for a character the steps
+    /// decoded whose end is past `at`.
+    #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn widen_ascii(bytes: &[u8], v: __m256i, dst: &mut [MaybeUninit<u16>]) -> usize {
-        store16(dst, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)));
-        store16(
-            &mut dst[16..],
-            _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)),
-        );
-        let mut at = STEP;
-        while let Some(run) = bytes.get(at..at + 2 * STEP) {
-            let run: &[u8; 2 * STEP] = run.try_into().expect("64 bytes");
-            // SAFETY: `run` is 64 readable bytes, two loads' width.
-            let (a, b) = unsafe {
-                (
-                    _mm256_loadu_si256(run.as_ptr().cast()),
-                    _mm256_loadu_si256(run[STEP..].as_ptr().cast()),
-                )
-            };
-            if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
-                break;
-            }
-            let to: &mut [MaybeUninit<u16>; 2 * STEP] =
-                (&mut dst[at..at + 2 * STEP]).try_into().expect("64 units");
-            for (k, v) in [a, b].into_iter().enumerate() {
+    fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
+        let (mut at, mut written) = (0, 0);
+        let len = bytes.len();
+        // The last step, when fewer than 3 bytes follow it, zero-padded.
+        let mut last = [0u8; STEP + 3];
+        // The step before (zero before the first), the check's context.
+        let mut prev = _mm256_setzero_si256();
+        // Invariant: `dst[..written]` holds the code units of the
+        // characters that start before `at`, `written` ≤ `at` + 1.
+        while let Some(block) = bytes.get(at..at + STEP) {
+            let block: &[u8; STEP] = block.try_into().expect("32 bytes");
+            // SAFETY: `block` is 32 readable bytes, the load's width.
+            let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast()) };
+            let non_ascii = _mm256_movemask_epi8(v) as u32;
+            if non_ascii == 0 {
+                if CHECK && Avx2::incomplete(prev) {
+                    break;
+                }
                 store16(
-                    &mut to[32 * k..],
+                    &mut dst[written..],
                     _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)),
                 );
                 store16(
-                    &mut to[32 * k + 16..],
+                    &mut dst[written + 16..],
                     _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)),
                 );
+                at += STEP;
+                written += STEP;
+                // ASCII text: 64 bytes an iteration while it lasts, one
+                // test and four stores, nothing else carried.
+                while let Some(run) = bytes.get(at..at + 2 * STEP) {
+                    let run: &[u8; 2 * STEP] = run.try_into().expect("64 bytes");
+                    // SAFETY: `run` is 64 readable bytes, two loads' width.
+                    let (a, b) = unsafe {
+                        (
+                            _mm256_loadu_si256(run.as_ptr().cast()),
+                            _mm256_loadu_si256(run[STEP..].as_ptr().cast()),
+                        )
+                    };
+                    if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+                        break;
+                    }
+                    let to: &mut [MaybeUninit<u16>; 2 * STEP] = (&mut dst
+                        [written..written + 2 * STEP])
+                        .try_into()
+                        .expect("64 units");
+                    for (k, v) in [a, b].into_iter().enumerate() {
+                        store16(
+                            &mut to[32 * k..],
+                            _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)),
+                        );
+                        store16(
+                            &mut to[32 * k + 16..],
+                            _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)),
+                        );
+                    }
+                    at += 2 * STEP;
+                    written += 2 * STEP;
+                }
+                // An ASCII block, as the check's context: nothing open.
+                prev = _mm256_setzero_si256();
+                continue;
             }
-            at += 2 * STEP;
-        }
-        at
-    }
-
-    /// Decodes the characters that start in a step that is not all ASCII
-    /// (`v`, the first 32 bytes of `window`): when every one is 3 bytes
-    /// long, by [`step_of_threes`](Self::step_of_threes), else as two
-    /// groups; returns how many code units it stored.
-    #[target_feature(enable = "avx2,popcnt")]
-    #[inline]
-    fn decode_step(window: &[u8; STEP + 3], v: __m256i, dst: &mut [MaybeUninit<u16>]) -> usize {
-        let non_ascii = _mm256_movemask_epi8(v) as u32;
-        // As signed bytes, a continuation is ≤ −65 and a 4-byte lead
-        // (0xF0..) > −17 and negative.
-        let starts = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
-        let four =
-            _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-17))) as u32 & non_ascii;
-        // 0xE0.. (as signed bytes, > −33, and negative) but not 0xF0..
-        let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33))) as u32
-            & non_ascii
-            & !four;
-        if starts & !three == 0 {
-            // 3-byte characters only (CJK text), 10 or 11 of them.
-            let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
-            Self::step_of_threes(window, starts, to);
-            return starts.count_ones() as usize;
-        }
-        let mut written = 0;
-        for h in 0..2 {
-            let masks = Masks {
-                non_ascii: (non_ascii >> (GROUP * h)) as u16,
-                starts: (starts >> (GROUP * h)) as u16,
-                three: (three >> (GROUP * h)) as u16,
-                four: (four >> (GROUP * h)) as u16,
+            // Characters that start in the step may end in the 3 bytes
+            // after it; the last step's are zeros. (Well-formed text ends
+            // its characters in the step; where strict input does not, the
+            // open character is taken back when the loop ends.)
+            let window: &[u8; STEP + 3] = match bytes.get(at..at + STEP + 3) {
+                Some(window) => window.try_into().expect("a step and 3 bytes"),
+                None => {
+                    last[..len - at].copy_from_slice(&bytes[at..]);
+                    &last
+                }
             };
-            written += Self::group_at(window, GROUP * h, masks, &mut dst[written..]);
+            if CHECK {
+                let errors = if at == 0 {
+                    Avx2::errors(v, prev)
+                } else {
+                    // The step before is in memory: the check reads its
+                    // shifted copies from there.
+                    let behind: &[u8; 3 + STEP] =
+                        bytes[at - 3..at + STEP].try_into().expect("3 + 32 bytes");
+                    Avx2::errors_in_place(behind, v)
+                };
+                if Avx2::any(errors) {
+                    break;
+                }
+                prev = v;
+            }
+            // As signed bytes, a continuation is ≤ −65 and a 4-byte lead
+            // (0xF0..) > −17 and negative.
+            let starts = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
+            let four = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-17))) as u32
+                & non_ascii;
+            // 0xE0.. (as signed bytes, > −33, and negative) but not 0xF0..
+            let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33))) as u32
+                & non_ascii
+                & !four;
+            if starts & !three == 0 {
+                // 3-byte characters only (CJK text), 10 or 11 of them.
+                let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[written..written + 16])
+                    .try_into()
+                    .expect("16 units");
+                Self::step_of_threes(window, starts, to);
+                written += starts.count_ones() as usize;
+                at += STEP;
+                continue;
+            }
+            for h in 0..2 {
+                let masks = Masks {
+                    non_ascii: (non_ascii >> (GROUP * h)) as u16,
+                    starts: (starts >> (GROUP * h)) as u16,
+                    three: (three >> (GROUP * h)) as u16,
+                    four: (four >> (GROUP * h)) as u16,
+                };
+                written += Self::group_at(window, GROUP * h, masks, &mut dst[written..]);
+            }
+            at += STEP;
         }
-        written
+        (at, written)
     }
 
     /// Decodes the characters that start in `rest` (well-formed text's

@@ -22,9 +22,10 @@
 //! [`paired_block`]: Utf16Avx2::paired_block
 
 use super::super::super::pack::{store16, THREE};
-use super::super::super::utf16::utf16_encoder;
+use super::super::super::utf16;
 use super::super::{encode_below_800, encode_bmp, high128, low128, store_compact, utf8_lanes};
 use super::Utf16Avx2;
+use crate::utf16::Utf16Error;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -52,63 +53,107 @@ fn below(v: __m256i, limit: u16) -> bool {
 }
 
 impl Utf16Avx2 {
-    utf16_encoder!("avx2,popcnt", BLOCK, ROOM);
-
-    /// Narrows the ASCII at the start of `units`, 32 units a step (one
-    /// test per step), into `dst`; returns how many units.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn narrow_ascii(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> usize {
-        let mut at = 0;
-        while let Some(pair) = units.get(at..at + 2 * BLOCK) {
-            let (a, b) = (load(pair), load(&pair[BLOCK..]));
-            if !below(_mm256_or_si256(a, b), 0x80) {
-                break;
-            }
-            // The pack interleaves 8-unit groups of `a` and `b`; the
-            // permute puts them back in order.
-            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
-            let to: &mut [MaybeUninit<u8>; 32] =
-                (&mut dst[at..at + 32]).try_into().expect("32 bytes");
-            // SAFETY: `to` is 32 writable bytes, the store's width.
-            unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), bytes) };
-            at += 2 * BLOCK;
-        }
-        at
+    /// Appends the UTF-8 of the longest well-formed prefix of `units`; the
+    /// error at the first lone surrogate.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(crate) fn encode(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
+        Self::encode_checked::<false>(units, out)
     }
 
-    /// Converts the block at the start of `units` (16 units; `more`: units
-    /// follow it) into `to`: how many units it took and bytes it wrote, or
-    /// `None` if it holds a lone surrogate.
+    /// Appends the UTF-8 of `units`, U+FFFD for each lone surrogate.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(crate) fn encode_lossy(units: &[u16], out: &mut Vec<u8>) {
+        let result = Self::encode_checked::<true>(units, out);
+        debug_assert!(result.is_ok(), "lossy conversion cannot fail");
+    }
+
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn encode_block(
+    fn encode_checked<const LOSSY: bool>(
         units: &[u16],
-        more: bool,
-        to: &mut [MaybeUninit<u8>; ROOM],
-    ) -> Option<(usize, usize)> {
-        let x = load(units);
-        if below(x, 0x800) {
-            // Latin text, and ASCII (the 16 units after an ASCII step
-            // that was not all ASCII).
-            return Some((BLOCK, encode_below_800(x, to)));
+        out: &mut Vec<u8>,
+    ) -> Result<(), Utf16Error> {
+        utf16::encode_checked::<LOSSY>(units, out, BLOCK, |units, at, out| {
+            Self::run(units, at, out)
+        })
+    }
+
+    /// Converts the blocks of `units` from `at` on while they hold no
+    /// surrogate; returns where it stopped: at a block with a surrogate,
+    /// or with fewer than a block's units left. No unit before it is a
+    /// surrogate, so the block it stops at begins with no pair open.
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn run(units: &[u16], mut at: usize, out: &mut Vec<u8>) -> usize {
+        let len = units.len();
+        // At most 3 bytes per unit, + a block's room past the end.
+        let size = 3 * (len - at) + ROOM;
+        out.reserve(size);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..size];
+        let mut written = 0;
+        // Invariant: `dst[..written]` is the UTF-8 of the units from the
+        // run's first to `at`, at most 3 bytes each: a block's stores, which
+        // end by `ROOM` bytes past `written`, stay in `dst`.
+        loop {
+            // ASCII: 32 units a step, one test per step.
+            while let Some(pair) = units.get(at..at + 2 * BLOCK) {
+                let (a, b) = (load(pair), load(&pair[BLOCK..]));
+                if !below(_mm256_or_si256(a, b), 0x80) {
+                    break;
+                }
+                // The pack interleaves 8-unit groups of `a` and `b`; the
+                // permute puts them back in order.
+                let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+                let to: &mut [MaybeUninit<u8>; 32] = (&mut dst[written..written + 32])
+                    .try_into()
+                    .expect("32 bytes");
+                // SAFETY: `to` is 32 writable bytes, the store's width.
+                unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), bytes) };
+                written += 2 * BLOCK;
+                at += 2 * BLOCK;
+            }
+            let Some(block) = units.get(at..at + BLOCK) else {
+                break;
+            };
+            let x = load(block);
+            let to: &mut [MaybeUninit<u8>; ROOM] = (&mut dst[written..written + ROOM])
+                .try_into()
+                .expect("a block's room");
+            if below(x, 0x800) {
+                // Latin text, and ASCII (the 16 units after an ASCII step
+                // that was not all ASCII).
+                written += encode_below_800(x, to);
+                at += BLOCK;
+                continue;
+            }
+            let s16 = |w: u16| _mm256_set1_epi16(w as i16);
+            // Surrogates: 0xD800..=0xDFFF, the units whose top 5 bits are
+            // 0xD800 >> 11.
+            let surrogate = _mm256_cmpeq_epi16(_mm256_and_si256(x, s16(0xF800)), s16(0xD800));
+            if _mm256_testz_si256(surrogate, surrogate) == 0 {
+                let more = at + BLOCK < len;
+                let Some((taken, bytes)) = Self::paired_block(x, more, to) else {
+                    break;
+                };
+                written += bytes;
+                at += taken;
+                continue;
+            }
+            // All-ones where x ≥ 0x800 (unsigned: the maximum with 0x800
+            // is x).
+            let k2 = _mm256_cmpeq_epi16(_mm256_max_epu16(x, s16(0x800)), x);
+            written += if _mm256_testc_si256(k2, _mm256_set1_epi8(-1)) == 1 {
+                Self::three_byte(x, to)
+            } else {
+                encode_bmp(x, k2, to)
+            };
+            at += BLOCK;
         }
-        let s16 = |w: u16| _mm256_set1_epi16(w as i16);
-        // Surrogates: 0xD800..=0xDFFF, the units whose top 5 bits are
-        // 0xD800 >> 11.
-        let surrogate = _mm256_cmpeq_epi16(_mm256_and_si256(x, s16(0xF800)), s16(0xD800));
-        if _mm256_testz_si256(surrogate, surrogate) == 0 {
-            return Self::paired_block(x, more, to);
-        }
-        // All-ones where x ≥ 0x800 (unsigned: the maximum with 0x800
-        // is x).
-        let k2 = _mm256_cmpeq_epi16(_mm256_max_epu16(x, s16(0x800)), x);
-        let bytes = if _mm256_testc_si256(k2, _mm256_set1_epi8(-1)) == 1 {
-            Self::three_byte(x, to)
-        } else {
-            encode_bmp(x, k2, to)
-        };
-        Some((BLOCK, bytes))
+        // SAFETY: `dst[..written]` were written (the invariant), within the
+        // spare capacity.
+        unsafe { out.set_len(base + written) };
+        at
     }
 
     /// The UTF-8 of 16 units from 0x800 on, none a surrogate: 48 bytes at

@@ -25,7 +25,7 @@
 //! as one step, the padding's zeros masked off the starts.
 
 use super::super::super::pack::SPREAD;
-use super::super::super::shuffle::{bmp16_words, gather, scalars, WORDS};
+use super::super::super::shuffle::{bmp16_words, bmp_values, byte_words, WORDS};
 use super::super::super::utf16::{load16, store8, utf16_decoder};
 use super::super::Sse41;
 use super::Utf16Sse41;
@@ -54,7 +54,39 @@ fn above(v: __m128i, floor: i8) -> u16 {
 }
 
 impl Utf16Sse41 {
-    utf16_decoder!(Sse41, "sse4.1,ssse3,popcnt", STEP);
+    // A step that is not all ASCII (`v`, the first 16 bytes of `window`),
+    // by the widest kind of character that starts in it.
+    utf16_decoder!(
+        Sse41,
+        "sse4.1,ssse3,popcnt",
+        STEP,
+        |window: &[u8; STEP + 3], v: __m128i, dst: &mut [MaybeUninit<u16>]| -> usize {
+            let dst: &mut [MaybeUninit<u16>; ROOM] =
+                (&mut dst[..ROOM]).try_into().expect("a step's room");
+            let non_ascii = _mm_movemask_epi8(v) as u16;
+            // As signed bytes, a continuation is ≤ −65, a 3-byte lead
+            // (0xE0..=0xEF) > −33 and a 4-byte lead (0xF0..) > −17, both
+            // negative.
+            let starts = above(v, -65);
+            let four = above(v, -17) & non_ascii;
+            if non_ascii == 0 {
+                widen(dst, v);
+                return starts.count_ones() as usize;
+            }
+            if four != 0 {
+                return Self::with_pairs(window, [starts, four], dst);
+            }
+            let three = above(v, -33) & non_ascii;
+            if starts & !three == 0 {
+                Self::threes(window, starts, dst);
+            } else {
+                let [low, high] = bmp16_words(window, starts);
+                store8(dst, low);
+                store8(&mut dst[(starts as u8).count_ones() as usize..], high);
+            }
+            starts.count_ones() as usize
+        }
+    );
 
     /// Widens the ASCII step `v` (the first of `bytes`) and the ASCII
     /// after it, two steps an iteration while it lasts (one test for
@@ -88,47 +120,15 @@ impl Utf16Sse41 {
         if rest.is_empty() {
             return 0;
         }
-        let mut padded = [0u8; STEP + 3];
+        let mut padded = [0u8; STEP];
         padded[..rest.len()].copy_from_slice(rest);
-        // The padding's zeros are ASCII characters after the real ones
-        // (which end within `rest`): one unit each, last, not counted.
-        Self::decode_step(&padded, load16(&padded, 0), dst) - (STEP - rest.len())
+        // One unchecked step. The padding's zeros are ASCII characters
+        // after the real ones (which end within `rest`): one unit each,
+        // last, not counted.
+        Self::steps::<false>(&padded, dst).1 - (STEP - rest.len())
     }
 
-    /// Decodes the characters that start in the first 16 bytes of
-    /// `window` (`v`, loaded; the 3 bytes after them hold the
-    /// continuations of those that start near the end) into the front of
-    /// `dst` (and garbage after them); returns how many code units that is.
-    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
-    #[inline]
-    fn decode_step(window: &[u8; STEP + 3], v: __m128i, dst: &mut [MaybeUninit<u16>]) -> usize {
-        let dst: &mut [MaybeUninit<u16>; ROOM] =
-            (&mut dst[..ROOM]).try_into().expect("a step's room");
-        let non_ascii = _mm_movemask_epi8(v) as u16;
-        // As signed bytes, a continuation is ≤ −65, a 3-byte lead
-        // (0xE0..=0xEF) > −33 and a 4-byte lead (0xF0..) > −17, both
-        // negative.
-        let starts = above(v, -65);
-        let four = above(v, -17) & non_ascii;
-        if non_ascii == 0 {
-            widen(dst, v);
-            return starts.count_ones() as usize;
-        }
-        if four != 0 {
-            return Self::with_pairs(window, starts, dst);
-        }
-        let three = above(v, -33) & non_ascii;
-        if starts & !three == 0 {
-            Self::threes(window, starts, dst);
-        } else {
-            let [low, high] = bmp16_words(window, starts);
-            store8(dst, low);
-            store8(&mut dst[(starts as u8).count_ones() as usize..], high);
-        }
-        starts.count_ones() as usize
-    }
-
-    /// [`decode_step`](Self::decode_step) of 3-byte characters only (CJK text): they
+    /// a step's decoding ([`steps`](Self::steps)) of 3-byte characters only (CJK text): they
     /// start at every third byte from the first start (its bytes before
     /// are continuations, at most 2), 5 or 6 of them (none if the step is
     /// all continuations), and each becomes a 16-bit unit by a fixed
@@ -162,67 +162,73 @@ impl Utf16Sse41 {
         store8(dst, _mm_packus_epi32(a, b));
     }
 
-    /// [`decode_step`](Self::decode_step) with 4-byte characters: the
-    /// UTF-32 decoder's table steps ([`gather`]: up to four characters a
-    /// step, each in a 32-bit lane), a supplementary one then made its
-    /// surrogate pair (Unicode §3.9, D91) in its lane, and the units
-    /// packed by a [`WORDS`] control; returns the count.
+    /// a step's decoding ([`steps`](Self::steps)) with 4-byte characters: each
+    /// byte gets, in a 16-bit word, the unit of the character it would
+    /// start ([`bmp_values`], or for a 4-byte lead its high surrogate)
+    /// and in a second word the low surrogate a 4-byte lead there would
+    /// have; words interleaved, each 4 bytes' 8 words are packed by a
+    /// [`WORDS`] control (a start's first word, a 4-byte lead's second
+    /// too). Returns the count.
     ///
-    /// The steps read the start bits past the window's 16 bytes only for
-    /// the end of the last character that starts in them, which its lead
-    /// gives: where strict input is cut short or wrong after the step, the
-    /// steps still end there, a 4-byte lead having written two units (the
-    /// driver takes them back).
-    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
+    /// With `U` = `b0 b1 b2 b3` (RFC 3629 §3) and `U' = U − 0x10000`, the
+    /// high surrogate `0xD800 + (U' >> 10)` is `0xD7C0 + (U >> 10)`, from
+    /// the payload of `b0 b1 b2`; the low one, `0xDC00 + (U & 0x3FF)`,
+    /// from the low 4 bits of `b2` and the payload of `b3` (Unicode §3.9,
+    /// D91): each fits 16-bit arithmetic.
     #[inline]
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     fn with_pairs(
         window: &[u8; STEP + 3],
-        starts: u16,
+        [starts, four]: [u16; 2],
         dst: &mut [MaybeUninit<u16>; ROOM],
     ) -> usize {
-        let s32 = |x: u32| _mm_set1_epi32(x as i32);
-        let last = 15 - starts.leading_zeros() as usize;
-        let length = (window[last].leading_ones() as usize).clamp(1, 4);
-        let bounds = u32::from(starts) | 1 << (last + length);
-        // The window from byte 0, and from byte 3 (its last 16 bytes),
-        // for the steps from byte 4 on.
-        let (low, high) = (load16(window, 0), load16(window, 3));
-        let mut pos = starts.trailing_zeros() as usize;
+        let s16 = |w: u16| _mm_set1_epi16(w as i16);
+        let fourth = load16(window, 3);
+        let fourths = [
+            _mm_cvtepu8_epi16(fourth),
+            _mm_unpackhi_epi8(fourth, _mm_setzero_si128()),
+        ];
         let mut written = 0;
-        while pos < STEP {
-            let key = (bounds >> (pos + 1)) as usize & 0xFFF;
-            let (gathered, counts) = if pos < 4 {
-                gather(low, key, pos as u8)
-            } else {
-                gather(high, key, (pos - 3) as u8)
-            };
-            let values = scalars(gathered);
-            // U' = U − 0x10000: high surrogate 0xD800 + (U' >> 10) in the
-            // low word, low surrogate 0xDC00 + (U' & 0x3FF) in the high
-            // one, so that the pair is in memory order.
-            let u = _mm_sub_epi32(values, s32(0x1_0000));
-            let pair = _mm_or_si128(
+        for (half, (pairs, thirds)) in byte_words(window).into_iter().enumerate() {
+            let and = |v: __m128i, w: u16| _mm_and_si128(v, s16(w));
+            let high = _mm_add_epi16(
                 _mm_or_si128(
-                    _mm_and_si128(_mm_srli_epi32::<10>(u), s32(0x3FF)),
-                    s32(0xD800),
+                    _mm_or_si128(and(pairs, 0x0700), _mm_slli_epi16::<2>(and(pairs, 0x3F))),
+                    and(_mm_srli_epi16::<4>(thirds), 0x3),
                 ),
-                _mm_slli_epi32::<16>(_mm_or_si128(_mm_and_si128(u, s32(0x3FF)), s32(0xDC00))),
+                s16(0xD7C0),
             );
-            // 4-byte characters: the lanes whose lead (top byte) is
-            // 0xF0.., negative.
-            let four = _mm_srai_epi32::<31>(gathered);
-            let units = _mm_blendv_epi8(values, pair, four);
-            let chars = (1u8 << (counts >> 4)) - 1;
-            let pairs = _mm_movemask_ps(_mm_castsi128_ps(four)) as u8 & chars;
-            // Word 2i: lane i's unit; word 2i + 1: its low surrogate, if a
-            // pair.
-            let key = SPREAD[usize::from(chars)] | SPREAD[usize::from(pairs)] << 1;
-            // SAFETY: a `WORDS` row is 16 aligned, readable bytes.
-            let control =
-                unsafe { _mm_load_si128(WORDS[usize::from(key)].shuffle.as_ptr().cast()) };
-            store8(&mut dst[written..], _mm_shuffle_epi8(units, control));
-            written += key.count_ones() as usize;
-            pos += usize::from(counts & 0x0F);
+            let low = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_slli_epi16::<6>(and(thirds, 0x0F)),
+                    and(fourths[half], 0x3F),
+                ),
+                s16(0xDC00),
+            );
+            // A 4-byte lead's word is above 0xEFFF as a u16: negative and
+            // above -0x1001 as an i16.
+            let is_four = _mm_and_si128(
+                _mm_srai_epi16::<15>(pairs),
+                _mm_cmpgt_epi16(pairs, s16(0xEFFF)),
+            );
+            let units = _mm_blendv_epi8(bmp_values(pairs, thirds), high, is_four);
+            let (m, f) = (starts >> (8 * half), four >> (8 * half));
+            for (q, words) in [
+                _mm_unpacklo_epi16(units, low),
+                _mm_unpackhi_epi16(units, low),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                // Word 2i: byte i's unit, if it starts a character; word
+                // 2i + 1: its low surrogate, if it is a 4-byte lead.
+                let nibble = |mask: u16| usize::from(mask >> (4 * q) & 0xF);
+                let key = usize::from(SPREAD[nibble(m)] | SPREAD[nibble(f)] << 1);
+                // SAFETY: a `WORDS` row is 16 aligned, readable bytes.
+                let control = unsafe { _mm_load_si128(WORDS[key].shuffle.as_ptr().cast()) };
+                store8(&mut dst[written..], _mm_shuffle_epi8(words, control));
+                written += key.count_ones() as usize;
+            }
         }
         written
     }

@@ -1,7 +1,7 @@
 //! UTF-16 → UTF-8 for the SSE4.1 kernel: strict and lossy.
 //!
-//! 16 code units a step while they are ASCII (narrowed by a saturating
-//! pack), else 8, one register of 16-bit lanes:
+//! 16 code units a step, two registers of 16-bit lanes; while they are
+//! ASCII, narrowed by a saturating pack, else each register:
 //!
 //! * all below 0x800 (1- and 2-byte characters): each unit becomes one
 //!   16-bit word, `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII
@@ -25,11 +25,20 @@ use super::Utf16Sse41;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-/// Code units per block: one register.
-const BLOCK: usize = 8;
-/// Bytes a block's stores may reach past its cursor: the 24 of 8 3-byte
-/// characters, the last 16-byte store starting by byte 12.
-const ROOM: usize = 32;
+/// Code units per block: two registers.
+const BLOCK: usize = 16;
+/// Code units per register.
+const LANES: usize = 8;
+/// Bytes a block's stores may reach past its cursor: the 48 of 16 3-byte
+/// characters, the last 16-byte store starting by byte 36.
+const ROOM: usize = 64;
+
+/// Whether the last unit of `v` is a high surrogate.
+#[target_feature(enable = "sse4.1")]
+#[inline]
+fn last_is_high(v: __m128i) -> bool {
+    _mm_extract_epi16::<7>(v) as u16 & 0xFC00 == 0xD800
+}
 
 /// Whether every unit of `v` is below 0x80 (ASCII).
 #[target_feature(enable = "sse4.1")]
@@ -45,22 +54,21 @@ impl Utf16Sse41 {
     #[inline]
     fn narrow_ascii(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> usize {
         let mut at = 0;
-        for sixteen in units.chunks_exact(2 * BLOCK) {
-            let (a, b) = (load16(sixteen, 0), load16(sixteen, BLOCK));
-            // Stored before the test: bytes past the ASCII are written
-            // over by the next block's (the room is there).
-            store16(&mut dst[at..], _mm_packus_epi16(a, b));
+        for sixteen in units.chunks_exact(BLOCK) {
+            let (a, b) = (load16(sixteen, 0), load16(sixteen, LANES));
             if !ascii(_mm_or_si128(a, b)) {
-                return at;
+                break;
             }
-            at += 2 * BLOCK;
+            store16(&mut dst[at..], _mm_packus_epi16(a, b));
+            at += BLOCK;
         }
         at
     }
 
-    /// Converts the block at the start of `block` (8 units; `more`: units
-    /// follow it) into `to`: how many units it took and bytes it wrote, or
-    /// `None` if it holds a lone surrogate (the scalar loop's).
+    /// Converts the block at the start of `block` (16 units, two
+    /// registers; `more`: units follow it) into `to`: how many units it
+    /// took and bytes it wrote, or `None` if it holds a lone surrogate
+    /// (the scalar loop's).
     #[inline]
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     fn encode_block(
@@ -68,27 +76,46 @@ impl Utf16Sse41 {
         more: bool,
         to: &mut [MaybeUninit<u8>; ROOM],
     ) -> Option<(usize, usize)> {
-        let x = load16(block, 0);
+        let (a, b) = (load16(block, 0), load16(block, LANES));
+        let s16 = |w: u16| _mm_set1_epi16(w as i16);
+        if _mm_testz_si128(_mm_or_si128(a, b), s16(0xF800)) == 1 {
+            // Below 0x800: Latin text, and ASCII (the units after an ASCII
+            // step that was not all ASCII).
+            let n = Self::below_800(a, to);
+            return Some((BLOCK, n + Self::below_800(b, &mut to[n..])));
+        }
+        // A surrogate (0xD800..=0xDFFF) is 0..0x800 once 0xD800 is taken
+        // off.
+        let surrogates = |x: __m128i| {
+            let off = _mm_sub_epi16(x, s16(0xD800));
+            let flags = _mm_cmpeq_epi16(_mm_min_epu16(off, s16(0x7FF)), off);
+            _mm_testz_si128(flags, flags) == 0
+        };
+        if surrogates(a) || surrogates(b) {
+            return Self::paired([a, b], more, to);
+        }
+        let n = Self::bmp_register(a, to);
+        Some((BLOCK, n + Self::bmp_register(b, &mut to[n..])))
+    }
+
+    /// The UTF-8 of 8 units, none a surrogate, at the front of `dst`;
+    /// returns its length.
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
+    #[inline]
+    fn bmp_register(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         if _mm_testz_si128(x, s16(0xF800)) == 1 {
             // Below 0x800: Latin text, and ASCII (the units after an ASCII
             // step that was not all ASCII).
-            return Some((BLOCK, Self::below_800(x, to)));
-        }
-        // A surrogate (0xD800..=0xDFFF) is 0..0x800 once 0xD800 is taken
-        // off.
-        let off = _mm_sub_epi16(x, s16(0xD800));
-        if _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_min_epu16(off, s16(0x7FF)), off)) != 0 {
-            return Self::paired(x, more, to);
+            return Self::below_800(x, dst);
         }
         // Where x ≥ 0x800, all-ones (unsigned: the maximum with 0x800 is x).
         let k2 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x);
-        let bytes = if _mm_test_all_ones(k2) == 1 {
-            Self::three_byte(x, to)
+        if _mm_test_all_ones(k2) == 1 {
+            Self::three_byte(x, dst)
         } else {
-            Self::bmp(x, k2, to)
-        };
-        Some((BLOCK, bytes))
+            Self::bmp(x, k2, dst)
+        }
     }
 
     /// The UTF-8 of 8 units below 0x800, at the front of `dst`; returns
@@ -96,7 +123,7 @@ impl Utf16Sse41 {
     /// lead in the low byte) or the ASCII byte and a zero.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn below_800(x: __m128i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
+    fn below_800(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         let two = _mm_or_si128(
             _mm_or_si128(_mm_srli_epi16::<6>(x), s16(0xC0)),
@@ -114,7 +141,7 @@ impl Utf16Sse41 {
     /// the start of `dst`.
     #[target_feature(enable = "sse4.1,ssse3")]
     #[inline]
-    fn three_byte(x: __m128i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
+    fn three_byte(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s32 = |w: u32| _mm_set1_epi32(w as i32);
         // SAFETY: `THREE` is 16 readable bytes.
         let control = unsafe { _mm_loadu_si128(THREE.as_ptr().cast()) };
@@ -141,7 +168,7 @@ impl Utf16Sse41 {
     /// [`COMPACT`](crate::x86::pack::COMPACT) row of their lengths.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn bmp(x: __m128i, k2: __m128i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
+    fn bmp(x: __m128i, k2: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         // All-ones where x ≥ 0x80.
         let k1 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x80)), x);
@@ -173,8 +200,9 @@ impl Utf16Sse41 {
             )
     }
 
-    /// The UTF-8 of a block that holds surrogates, all of them paired,
-    /// packed at the start of `dst`: how many units it took (8, or 7 when
+    /// The UTF-8 of a block (two registers) that holds surrogates, all of
+    /// them paired, packed at the start of `dst`: how many units it took
+    /// (16, or 15 when
     /// the last is a high surrogate and `more` input follows: the next
     /// block sees the pair whole) and how many bytes it wrote; `None`
     /// (nothing taken) if a surrogate in it is lone.
@@ -187,29 +215,40 @@ impl Utf16Sse41 {
     /// by a [`store_compact_lane`].
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn paired(x: __m128i, more: bool, dst: &mut [MaybeUninit<u8>; ROOM]) -> Option<(usize, usize)> {
+    fn paired(
+        [a, b]: [__m128i; 2],
+        more: bool,
+        dst: &mut [MaybeUninit<u8>],
+    ) -> Option<(usize, usize)> {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         let s32 = |w: u32| _mm_set1_epi32(w as i32);
         let zero = _mm_setzero_si128();
         // Each unit's neighbours: the one after (0 after the last) and the
         // one before (0 before the first: no block ends with a high
         // surrogate whose pair follows, it is left to the next block).
-        let (after, before) = (_mm_srli_si128::<2>(x), _mm_slli_si128::<2>(x));
+        let after = [_mm_alignr_epi8::<2>(b, a), _mm_srli_si128::<2>(b)];
+        let before = [_mm_slli_si128::<2>(a), _mm_alignr_epi8::<14>(b, a)];
         let tagged =
             |v: __m128i, tag: u16| _mm_cmpeq_epi16(_mm_and_si128(v, s16(0xFC00)), s16(tag));
-        let (high, low) = (tagged(x, 0xD800), tagged(x, 0xDC00));
-        let opens = _mm_and_si128(high, tagged(after, 0xDC00));
-        let closes = _mm_and_si128(low, tagged(before, 0xD800));
-        let halves = _mm_or_si128(opens, closes);
-        let mut lone = _mm_movemask_epi8(_mm_andnot_si128(halves, _mm_or_si128(high, low)));
+        let mut lone = 0;
+        let mut closes = [zero; 2];
+        let mut halves = [zero; 2];
+        for (r, x) in [a, b].into_iter().enumerate() {
+            let (high, low) = (tagged(x, 0xD800), tagged(x, 0xDC00));
+            let opens = _mm_and_si128(high, tagged(after[r], 0xDC00));
+            closes[r] = _mm_and_si128(low, tagged(before[r], 0xD800));
+            halves[r] = _mm_or_si128(opens, closes[r]);
+            let alone = _mm_andnot_si128(halves[r], _mm_or_si128(high, low));
+            lone |= (_mm_movemask_epi8(alone) as u32) << (16 * r);
+        }
         // A high surrogate last, with more input: the next block's. Its
         // lane becomes a zero, one byte, taken off the count below.
-        let defer = more && _mm_extract_epi16::<7>(high) != 0;
-        let x = if defer {
-            lone &= 0x3FFF;
-            _mm_blend_epi16::<0x80>(x, zero)
+        let defer = more && last_is_high(b);
+        let b = if defer {
+            lone &= 0x3FFF_FFFF;
+            _mm_blend_epi16::<0x80>(b, zero)
         } else {
-            x
+            b
         };
         if lone != 0 {
             return None;
@@ -221,10 +260,18 @@ impl Utf16Sse41 {
                 _mm_cvtepi16_epi32(_mm_srli_si128::<8>(m)),
             ]
         };
-        let ([units, afters, befores], [closes, halves]) =
-            ([x, after, before].map(words), [closes, halves].map(flags));
+        let [ua, ub] = [a, b].map(words);
+        let [aa, ab] = after.map(words);
+        let [ba, bb] = before.map(words);
+        let [ca, cb] = closes.map(flags);
+        let [ha, hb] = halves.map(flags);
+        let units = [ua[0], ua[1], ub[0], ub[1]];
+        let afters = [aa[0], aa[1], ab[0], ab[1]];
+        let befores = [ba[0], ba[1], bb[0], bb[1]];
+        let closes = [ca[0], ca[1], cb[0], cb[1]];
+        let halves = [ha[0], ha[1], hb[0], hb[1]];
         let mut written = 0;
-        for h in 0..2 {
+        for h in 0..4 {
             // The pair's high unit (this one or the one before) and low
             // unit (the one after or this one): 0x10000 + (H − 0xD800)·2¹⁰
             // + (L − 0xDC00).
