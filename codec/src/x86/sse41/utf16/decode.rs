@@ -74,7 +74,70 @@ impl Utf16Sse41 {
                 return starts.count_ones() as usize;
             }
             if four != 0 {
-                return Self::with_pairs(window, [starts, four], dst);
+                // 4-byte characters: each byte gets, in a 16-bit word, the
+                // unit of the character it would start (`bmp_values`, or
+                // for a 4-byte lead its high surrogate) and in a second
+                // word the low surrogate a 4-byte lead there would have;
+                // words interleaved, each 4 bytes' 8 words are packed by a
+                // `WORDS` control (a start's first word, a 4-byte lead's
+                // second too). Written here, not in a function, so that
+                // each loop's copy is inlined.
+                //
+                // With `U` = `b0 b1 b2 b3` (RFC 3629 §3) and `U' = U −
+                // 0x10000`, the high surrogate `0xD800 + (U' >> 10)` is
+                // `0xD7C0 + (U >> 10)`, from the payload of `b0 b1 b2`;
+                // the low one, `0xDC00 + (U & 0x3FF)`, from the low 4 bits
+                // of `b2` and the payload of `b3` (Unicode §3.9, D91):
+                // each fits 16-bit arithmetic.
+                let s16 = |w: u16| _mm_set1_epi16(w as i16);
+                let fourth = load16(window, 3);
+                let fourths = [
+                    _mm_cvtepu8_epi16(fourth),
+                    _mm_unpackhi_epi8(fourth, _mm_setzero_si128()),
+                ];
+                let mut written = 0;
+                for (half, (pairs, thirds)) in byte_words(window).into_iter().enumerate() {
+                    let and = |v: __m128i, w: u16| _mm_and_si128(v, s16(w));
+                    let high = _mm_add_epi16(
+                        _mm_or_si128(
+                            _mm_or_si128(and(pairs, 0x0700), _mm_slli_epi16::<2>(and(pairs, 0x3F))),
+                            and(_mm_srli_epi16::<4>(thirds), 0x3),
+                        ),
+                        s16(0xD7C0),
+                    );
+                    let low = _mm_or_si128(
+                        _mm_or_si128(
+                            _mm_slli_epi16::<6>(and(thirds, 0x0F)),
+                            and(fourths[half], 0x3F),
+                        ),
+                        s16(0xDC00),
+                    );
+                    // A 4-byte lead's word is above 0xEFFF as a u16: negative and
+                    // above -0x1001 as an i16.
+                    let is_four = _mm_and_si128(
+                        _mm_srai_epi16::<15>(pairs),
+                        _mm_cmpgt_epi16(pairs, s16(0xEFFF)),
+                    );
+                    let units = _mm_blendv_epi8(bmp_values(pairs, thirds), high, is_four);
+                    let (m, f) = (starts >> (8 * half), four >> (8 * half));
+                    for (q, words) in [
+                        _mm_unpacklo_epi16(units, low),
+                        _mm_unpackhi_epi16(units, low),
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        // Word 2i: byte i's unit, if it starts a character; word
+                        // 2i + 1: its low surrogate, if it is a 4-byte lead.
+                        let nibble = |mask: u16| usize::from(mask >> (4 * q) & 0xF);
+                        let key = usize::from(SPREAD[nibble(m)] | SPREAD[nibble(f)] << 1);
+                        // SAFETY: a `WORDS` row is 16 aligned, readable bytes.
+                        let control = unsafe { _mm_load_si128(WORDS[key].shuffle.as_ptr().cast()) };
+                        store8(&mut dst[written..], _mm_shuffle_epi8(words, control));
+                        written += key.count_ones() as usize;
+                    }
+                }
+                return written;
             }
             let three = above(v, -33) & non_ascii;
             if starts & !three == 0 {
@@ -160,76 +223,5 @@ impl Utf16Sse41 {
         let b = value(_mm_shuffle_epi8(load16(window, 3), second));
         // Each lane below 0x10000: the pack is exact, and in order.
         store8(dst, _mm_packus_epi32(a, b));
-    }
-
-    /// a step's decoding ([`steps`](Self::steps)) with 4-byte characters: each
-    /// byte gets, in a 16-bit word, the unit of the character it would
-    /// start ([`bmp_values`], or for a 4-byte lead its high surrogate)
-    /// and in a second word the low surrogate a 4-byte lead there would
-    /// have; words interleaved, each 4 bytes' 8 words are packed by a
-    /// [`WORDS`] control (a start's first word, a 4-byte lead's second
-    /// too). Returns the count.
-    ///
-    /// With `U` = `b0 b1 b2 b3` (RFC 3629 §3) and `U' = U − 0x10000`, the
-    /// high surrogate `0xD800 + (U' >> 10)` is `0xD7C0 + (U >> 10)`, from
-    /// the payload of `b0 b1 b2`; the low one, `0xDC00 + (U & 0x3FF)`,
-    /// from the low 4 bits of `b2` and the payload of `b3` (Unicode §3.9,
-    /// D91): each fits 16-bit arithmetic.
-    #[inline]
-    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
-    fn with_pairs(
-        window: &[u8; STEP + 3],
-        [starts, four]: [u16; 2],
-        dst: &mut [MaybeUninit<u16>; ROOM],
-    ) -> usize {
-        let s16 = |w: u16| _mm_set1_epi16(w as i16);
-        let fourth = load16(window, 3);
-        let fourths = [
-            _mm_cvtepu8_epi16(fourth),
-            _mm_unpackhi_epi8(fourth, _mm_setzero_si128()),
-        ];
-        let mut written = 0;
-        for (half, (pairs, thirds)) in byte_words(window).into_iter().enumerate() {
-            let and = |v: __m128i, w: u16| _mm_and_si128(v, s16(w));
-            let high = _mm_add_epi16(
-                _mm_or_si128(
-                    _mm_or_si128(and(pairs, 0x0700), _mm_slli_epi16::<2>(and(pairs, 0x3F))),
-                    and(_mm_srli_epi16::<4>(thirds), 0x3),
-                ),
-                s16(0xD7C0),
-            );
-            let low = _mm_or_si128(
-                _mm_or_si128(
-                    _mm_slli_epi16::<6>(and(thirds, 0x0F)),
-                    and(fourths[half], 0x3F),
-                ),
-                s16(0xDC00),
-            );
-            // A 4-byte lead's word is above 0xEFFF as a u16: negative and
-            // above -0x1001 as an i16.
-            let is_four = _mm_and_si128(
-                _mm_srai_epi16::<15>(pairs),
-                _mm_cmpgt_epi16(pairs, s16(0xEFFF)),
-            );
-            let units = _mm_blendv_epi8(bmp_values(pairs, thirds), high, is_four);
-            let (m, f) = (starts >> (8 * half), four >> (8 * half));
-            for (q, words) in [
-                _mm_unpacklo_epi16(units, low),
-                _mm_unpackhi_epi16(units, low),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                // Word 2i: byte i's unit, if it starts a character; word
-                // 2i + 1: its low surrogate, if it is a 4-byte lead.
-                let nibble = |mask: u16| usize::from(mask >> (4 * q) & 0xF);
-                let key = usize::from(SPREAD[nibble(m)] | SPREAD[nibble(f)] << 1);
-                // SAFETY: a `WORDS` row is 16 aligned, readable bytes.
-                let control = unsafe { _mm_load_si128(WORDS[key].shuffle.as_ptr().cast()) };
-                store8(&mut dst[written..], _mm_shuffle_epi8(words, control));
-                written += key.count_ones() as usize;
-            }
-        }
-        written
     }
 }

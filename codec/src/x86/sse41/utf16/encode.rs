@@ -7,7 +7,7 @@
 //!   16-bit word, `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII
 //!   byte and a zero, packed by one `pshufb` ([`store_compact2`]);
 //! * no surrogate (the rest of the BMP): all 3-byte characters (CJK text)
-//!   by a fixed shuffle ([`THREE`]); else each unit's bytes in a 4-byte
+//!   by fixed shuffles; else each unit's bytes in a 4-byte
 //!   slot, 4 slots packed by a `pshufb` chosen by their lengths
 //!   ([`store_compact_lane`]);
 //! * surrogates, all paired within the block (a high one last waits for
@@ -19,7 +19,7 @@
 //!   one that reports a lone surrogate, so the error's index and the lossy
 //!   U+FFFD are exactly the scalar conversion's.
 
-use super::super::super::pack::{store16, store_compact2, store_compact_lane, SPREAD, THREE};
+use super::super::super::pack::{store16, store_compact2, store_compact_lane, SPREAD};
 use super::super::super::utf16::{load16, utf16_encoder};
 use super::Utf16Sse41;
 use core::arch::x86_64::*;
@@ -85,14 +85,20 @@ impl Utf16Sse41 {
             return Some((BLOCK, n + Self::below_800(b, &mut to[n..])));
         }
         // A surrogate (0xD800..=0xDFFF) is 0..0x800 once 0xD800 is taken
-        // off.
-        let surrogates = |x: __m128i| {
-            let off = _mm_sub_epi16(x, s16(0xD800));
-            let flags = _mm_cmpeq_epi16(_mm_min_epu16(off, s16(0x7FF)), off);
-            _mm_testz_si128(flags, flags) == 0
-        };
-        if surrogates(a) || surrogates(b) {
+        // off: the smaller of each two units so moved is, where either is.
+        let off = |x: __m128i| _mm_sub_epi16(x, s16(0xD800));
+        let nearest = _mm_min_epu16(off(a), off(b));
+        let flags = _mm_cmpeq_epi16(_mm_min_epu16(nearest, s16(0x7FF)), nearest);
+        if _mm_testz_si128(flags, flags) == 0 {
             return Self::paired([a, b], more, to);
+        }
+        // All 3-byte characters (CJK text): the smaller of each two units
+        // is 0x800 or more.
+        let least = _mm_min_epu16(a, b);
+        if _mm_test_all_ones(_mm_cmpeq_epi16(_mm_max_epu16(least, s16(0x800)), least)) == 1 {
+            Self::three_byte(a, to);
+            Self::three_byte(b, &mut to[24..]);
+            return Some((BLOCK, 48));
         }
         let n = Self::bmp_register(a, to);
         Some((BLOCK, n + Self::bmp_register(b, &mut to[n..])))
@@ -142,21 +148,43 @@ impl Utf16Sse41 {
     #[target_feature(enable = "sse4.1,ssse3")]
     #[inline]
     fn three_byte(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
-        let s32 = |w: u32| _mm_set1_epi32(w as i32);
-        // SAFETY: `THREE` is 16 readable bytes.
-        let control = unsafe { _mm_loadu_si128(THREE.as_ptr().cast()) };
-        let quads = [
-            _mm_cvtepu16_epi32(x),
-            _mm_unpackhi_epi16(x, _mm_setzero_si128()),
+        // Per output byte, the byte of `first_two` (the lead and middle
+        // bytes of each unit, in its word) or of `last` (the last byte, in
+        // the low byte of its word) it takes: unit `i`'s three bytes at
+        // `3i`; the second store's from byte 12 (unit 4) on.
+        const fn controls(from: usize, last: bool) -> [u8; 16] {
+            let mut out = [0x80; 16];
+            let mut p = 0;
+            while p < 16 {
+                let (unit, k) = ((from + p) / 3, (from + p) % 3);
+                if unit < 8 && (k == 2) == last {
+                    out[p] = (2 * unit + if last { 0 } else { k }) as u8;
+                }
+                p += 1;
+            }
+            out
+        }
+        const CONTROLS: [[u8; 16]; 4] = [
+            controls(0, false),
+            controls(0, true),
+            controls(12, false),
+            controls(12, true),
         ];
-        for (i, v) in quads.into_iter().enumerate() {
-            // `1110zzzz 10yyyyyy 10xxxxxx` (RFC 3629 §3), first byte
-            // lowest, in each 32-bit lane; the control drops the fourth.
-            let lead = _mm_or_si128(_mm_srli_epi32::<12>(v), s32(0x80_80E0));
-            let middle = _mm_and_si128(_mm_slli_epi32::<2>(v), s32(0x3F00));
-            let last = _mm_and_si128(_mm_slli_epi32::<16>(v), s32(0x3F_0000));
-            let utf8 = _mm_or_si128(lead, _mm_or_si128(middle, last));
-            store16(&mut dst[12 * i..], _mm_shuffle_epi8(utf8, control));
+        let s16 = |w: u16| _mm_set1_epi16(w as i16);
+        // `1110zzzz 10yyyyyy 10xxxxxx` (RFC 3629 §3), each byte from the
+        // unit's 16-bit word.
+        let lead = _mm_or_si128(_mm_srli_epi16::<12>(x), s16(0xE0));
+        let middle = _mm_or_si128(_mm_and_si128(_mm_srli_epi16::<6>(x), s16(0x3F)), s16(0x80));
+        let last = _mm_or_si128(_mm_and_si128(x, s16(0x3F)), s16(0x80));
+        let first_two = _mm_or_si128(lead, _mm_slli_epi16::<8>(middle));
+        // SAFETY: each control is 16 readable bytes.
+        let control = |k: usize| unsafe { _mm_loadu_si128(CONTROLS[k].as_ptr().cast()) };
+        for (i, at) in [0, 12].into_iter().enumerate() {
+            let bytes = _mm_or_si128(
+                _mm_shuffle_epi8(first_two, control(2 * i)),
+                _mm_shuffle_epi8(last, control(2 * i + 1)),
+            );
+            store16(&mut dst[at..], bytes);
         }
         24
     }
