@@ -94,7 +94,7 @@ pub(super) fn store16(dst: &mut [MaybeUninit<u8>], v: __m128i) {
 /// Packs the 4 slots of `lane` by [`COMPACT`]'s row `key` and stores the
 /// bytes at the start of `dst` (a 16-byte store); returns how many it
 /// keeps.
-#[target_feature(enable = "ssse3")]
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 pub(super) fn store_compact_lane(dst: &mut [MaybeUninit<u8>], lane: __m128i, key: usize) -> usize {
     let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
@@ -107,7 +107,7 @@ pub(super) fn store_compact_lane(dst: &mut [MaybeUninit<u8>], lane: __m128i, key
 /// Packs the 8 words of `half` by [`COMPACT2`]'s row `key` and stores the
 /// bytes at the start of `dst` (a 16-byte store); returns how many it
 /// keeps.
-#[target_feature(enable = "ssse3")]
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 pub(super) fn store_compact2(dst: &mut [MaybeUninit<u8>], half: __m128i, key: u8) -> usize {
     // SAFETY: a table row is 16 readable bytes.

@@ -22,8 +22,8 @@ use core::mem::MaybeUninit;
 /// reach at most 24 units past that.
 pub(super) const DECODE_SLACK: usize = 32;
 
-/// The 16 bytes of `items` (bytes or code units) from item `k` on (SSE2,
-/// which every x86-64 CPU has).
+/// The 16 bytes of `items` (bytes or code units) from item `k` on.
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 pub(super) fn load16<T: Copy>(items: &[T], k: usize) -> __m128i {
     const { assert!(matches!(core::mem::size_of::<T>(), 1 | 2)) };
@@ -33,7 +33,8 @@ pub(super) fn load16<T: Copy>(items: &[T], k: usize) -> __m128i {
     unsafe { _mm_loadu_si128(items.as_ptr().cast()) }
 }
 
-/// Stores the 8 code units of `v` at the start of `dst` (SSE2).
+/// Stores the 8 code units of `v` at the start of `dst`.
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 pub(super) fn store8(dst: &mut [MaybeUninit<u16>], v: __m128i) {
     let dst: &mut [MaybeUninit<u16>; 8] = (&mut dst[..8]).try_into().expect("8 units");
@@ -328,10 +329,18 @@ macro_rules! utf16_encoder {
             // the run's first to `at`, at most 3 bytes each: a block's
             // stores, which end by a block's room past `written`, stay in
             // `dst`.
+            // Whether to look for ASCII blocks: at first, and after a block
+            // of fewer than 2 bytes a unit (ASCII and Latin text). After
+            // CJK (3 bytes a unit) ASCII blocks are rare, and the look
+            // costs a test a block; the choice follows the text, so the
+            // branch is predicted.
+            let mut look = true;
             loop {
-                let ascii = Self::narrow_ascii(&units[at..], &mut dst[written..]);
-                at += ascii;
-                written += ascii;
+                if look {
+                    let ascii = Self::narrow_ascii(&units[at..], &mut dst[written..]);
+                    at += ascii;
+                    written += ascii;
+                }
                 let Some(block) = units.get(at..at + BLOCK_UNITS) else {
                     break;
                 };
@@ -343,6 +352,7 @@ macro_rules! utf16_encoder {
                 else {
                     break;
                 };
+                look = bytes < 2 * taken;
                 at += taken;
                 written += bytes;
             }

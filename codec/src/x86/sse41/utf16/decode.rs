@@ -39,7 +39,7 @@ const STEP: usize = 16;
 const ROOM: usize = 24;
 
 /// Stores 16 ASCII bytes as 16 code units at the start of `dst`.
-#[target_feature(enable = "sse4.1")]
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 fn widen(dst: &mut [MaybeUninit<u16>], v: __m128i) {
     store8(dst, _mm_cvtepu8_epi16(v));
@@ -47,7 +47,7 @@ fn widen(dst: &mut [MaybeUninit<u16>], v: __m128i) {
 }
 
 /// Bit `i`: byte `i` of `v` is above `floor` as a signed byte.
-#[target_feature(enable = "sse4.1")]
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 fn above(v: __m128i, floor: i8) -> u16 {
     _mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8(floor))) as u16
@@ -154,7 +154,7 @@ impl Utf16Sse41 {
     /// Widens the ASCII step `v` (the first of `bytes`) and the ASCII
     /// after it, two steps an iteration while it lasts (one test for
     /// both), into `dst`; returns how many bytes.
-    #[target_feature(enable = "sse4.1")]
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
     fn widen_ascii(bytes: &[u8], v: __m128i, dst: &mut [MaybeUninit<u16>]) -> usize {
         widen(dst, v);
@@ -197,7 +197,7 @@ impl Utf16Sse41 {
     /// all continuations), and each becomes a 16-bit unit by a fixed
     /// shuffle (the lead's 4 payload bits and the continuations' 6, RFC
     /// 3629 §3) moved on by the first start: no table.
-    #[target_feature(enable = "sse4.1,ssse3")]
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
     fn threes(window: &[u8; STEP + 3], starts: u16, dst: &mut [MaybeUninit<u16>; ROOM]) {
         let phase = (starts.trailing_zeros() as i8).min(3);

@@ -34,14 +34,14 @@ const LANES: usize = 8;
 const ROOM: usize = 64;
 
 /// Whether the last unit of `v` is a high surrogate.
-#[target_feature(enable = "sse4.1")]
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 fn last_is_high(v: __m128i) -> bool {
     _mm_extract_epi16::<7>(v) as u16 & 0xFC00 == 0xD800
 }
 
 /// Whether every unit of `v` is below 0x80 (ASCII).
-#[target_feature(enable = "sse4.1")]
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
 #[inline]
 fn ascii(v: __m128i) -> bool {
     _mm_testz_si128(v, _mm_set1_epi16(-0x80)) == 1
@@ -50,7 +50,7 @@ fn ascii(v: __m128i) -> bool {
 impl Utf16Sse41 {
     /// The ASCII at the start of `units`, narrowed into `dst` 16 units
     /// at a time; returns how many units.
-    #[target_feature(enable = "sse4.1")]
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
     fn narrow_ascii(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> usize {
         let mut at = 0;
@@ -145,7 +145,7 @@ impl Utf16Sse41 {
 
     /// The UTF-8 of 8 units from 0x800 on, none a surrogate: 24 bytes at
     /// the start of `dst`.
-    #[target_feature(enable = "sse4.1,ssse3")]
+    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
     fn three_byte(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         // Per output byte, the byte of `first_two` (the lead and middle
