@@ -11,15 +11,16 @@
 //!   slot, 4 slots packed by a `pshufb` chosen by their lengths
 //!   ([`store_compact_lane`]);
 //! * surrogates, all paired within the block (a high one last waits for
-//!   the next block): each unit's UTF-8 in a 32-bit lane, a pair's four
-//!   bytes split between its two lanes ([`paired`](Utf16Sse41::paired));
+//!   the next block): as the BMP, each unit's bytes in a slot, a pair's
+//!   four bytes split between its two units' slots, two each
+//!   ([`paired`](Utf16Sse41::paired));
 //! * a lone surrogate: the scalar loop converts the block (and the units
 //!   after it up to one that is not a high surrogate, so that a pair is
 //!   never split between blocks: [`encode_checked`](crate::x86::utf16::encode_checked)). It is the
 //!   one that reports a lone surrogate, so the error's index and the lossy
 //!   U+FFFD are exactly the scalar conversion's.
 
-use super::super::super::pack::{store16, store_compact2, store_compact_lane, SPREAD};
+use super::super::super::pack::{store16, store_compact2, store_compact_lane};
 use super::super::super::utf16::{load16, utf16_encoder};
 use super::Utf16Sse41;
 use core::arch::x86_64::*;
@@ -120,7 +121,7 @@ impl Utf16Sse41 {
         if _mm_test_all_ones(k2) == 1 {
             Self::three_byte(x, dst)
         } else {
-            Self::bmp(x, k2, dst)
+            Self::bmp::<false>(x, x, k2, dst)
         }
     }
 
@@ -189,14 +190,22 @@ impl Utf16Sse41 {
         24
     }
 
-    /// 8 units below 0x10000, none a surrogate (`k2`: all-ones in the
-    /// units ≥ 0x800): their UTF-8 bytes, packed at the start of `dst`;
-    /// how many there are. Each unit's bytes go to a 4-byte slot
-    /// (`[first, second, third, 0]`), and each 4 slots are packed by the
-    /// [`COMPACT`](crate::x86::pack::COMPACT) row of their lengths.
+    /// 8 units below 0x10000 (`k2`: all-ones in the 3-byte characters,
+    /// from 0x800 on but not surrogates): their UTF-8 bytes, packed at the
+    /// start of `dst`; how many there are. Each unit's bytes go to a 4-byte
+    /// slot (`[first, second, third, 0]`), and each 4 slots are packed by
+    /// the [`COMPACT`](crate::x86::pack::COMPACT) row of their lengths.
+    /// Without `PAIRS`, none is a surrogate; with it, every surrogate is
+    /// half of a pair in the block, `before` holding each unit's
+    /// predecessor.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn bmp(x: __m128i, k2: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
+    fn bmp<const PAIRS: bool>(
+        x: __m128i,
+        before: __m128i,
+        k2: __m128i,
+        dst: &mut [MaybeUninit<u8>],
+    ) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         // All-ones where x ≥ 0x80.
         let k1 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x80)), x);
@@ -213,6 +222,41 @@ impl Utf16Sse41 {
         let first = _mm_blendv_epi8(x, lead, k1);
         let second = _mm_and_si128(_mm_blendv_epi8(continuation(x), continuation(x6), k2), k1);
         let third = _mm_and_si128(continuation(x), k2);
+        let (first, second) = if PAIRS {
+            // A pair's 4 bytes (RFC 3629 §3), 2 from each unit. With `h`,
+            // `l` the surrogates' low 10 bits, the scalar value is `(h +
+            // 0x40) << 10 | l`: the high unit gives `0xF0 | hp >> 8` and
+            // `0x80 | (hp >> 2 & 0x3F)` (hp = h + 0x40); the low one
+            // `0x80 | (h & 3) << 4 | l >> 6` (its high unit is the one
+            // before) and `0x80 | (l & 0x3F)`.
+            let tagged = |tag: u16| _mm_cmpeq_epi16(_mm_and_si128(x, s16(0xFC00)), s16(tag));
+            let (high, low) = (tagged(0xD800), tagged(0xDC00));
+            let hp = _mm_add_epi16(_mm_and_si128(x, s16(0x3FF)), s16(0x40));
+            let low_first = _mm_or_si128(
+                _mm_or_si128(
+                    _mm_slli_epi16::<4>(_mm_and_si128(before, s16(3))),
+                    _mm_and_si128(x6, s16(0xF)),
+                ),
+                s16(0x80),
+            );
+            let first = _mm_blendv_epi8(
+                _mm_blendv_epi8(
+                    first,
+                    _mm_or_si128(_mm_srli_epi16::<8>(hp), s16(0xF0)),
+                    high,
+                ),
+                low_first,
+                low,
+            );
+            let second = _mm_blendv_epi8(
+                _mm_blendv_epi8(second, continuation(_mm_srli_epi16::<2>(hp)), high),
+                continuation(x),
+                low,
+            );
+            (first, second)
+        } else {
+            (first, second)
+        };
         let first_two = _mm_or_si128(first, _mm_slli_epi16::<8>(second));
         // Per word, length − 1: bit 0 (k1 but not k2) in its low byte, bit
         // 1 (k2) in its high byte; the byte mask then holds 2 bits per
@@ -230,17 +274,14 @@ impl Utf16Sse41 {
 
     /// The UTF-8 of a block (two registers) that holds surrogates, all of
     /// them paired, packed at the start of `dst`: how many units it took
-    /// (16, or 15 when
-    /// the last is a high surrogate and `more` input follows: the next
-    /// block sees the pair whole) and how many bytes it wrote; `None`
-    /// (nothing taken) if a surrogate in it is lone.
+    /// (16, or 15 when the last is a high surrogate and `more` input
+    /// follows: the next block sees the pair whole) and how many bytes it
+    /// wrote; `None` (nothing taken) if a surrogate in it is lone.
     ///
-    /// Each unit gets a 32-bit lane holding its value, or for either half
-    /// of a pair the pair's scalar value (from the unit and its neighbour),
-    /// and the lane's UTF-8 is built by length; the high surrogate's lane
-    /// keeps the first two of the four bytes and the low one's the last
-    /// two, so that every lane is 1 to 3 bytes and each 4 lanes are packed
-    /// by a [`store_compact_lane`].
+    /// Each register goes as a BMP one ([`bmp`](Self::bmp)), a pair's
+    /// high unit giving the first two of its four bytes and the low unit
+    /// (with the two bits it needs from the unit before) the last two: every
+    /// unit is 1 to 3 bytes in its slot.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
     fn paired(
@@ -249,7 +290,6 @@ impl Utf16Sse41 {
         dst: &mut [MaybeUninit<u8>],
     ) -> Option<(usize, usize)> {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
-        let s32 = |w: u32| _mm_set1_epi32(w as i32);
         let zero = _mm_setzero_si128();
         // Each unit's neighbours: the one after (0 after the last) and the
         // one before (0 before the first: no block ends with a high
@@ -281,65 +321,14 @@ impl Utf16Sse41 {
         if lone != 0 {
             return None;
         }
-        let words = |v: __m128i| [_mm_cvtepu16_epi32(v), _mm_unpackhi_epi16(v, zero)];
-        let flags = |m: __m128i| {
-            [
-                _mm_cvtepi16_epi32(m),
-                _mm_cvtepi16_epi32(_mm_srli_si128::<8>(m)),
-            ]
+        // 3-byte characters: from 0x800 on, but not a surrogate (every
+        // one is half a pair here, but the deferred one, now a zero).
+        let k2 = |x: __m128i, halves: __m128i| {
+            _mm_andnot_si128(halves, _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x))
         };
-        let [ua, ub] = [a, b].map(words);
-        let [aa, ab] = after.map(words);
-        let [ba, bb] = before.map(words);
-        let [ca, cb] = closes.map(flags);
-        let [ha, hb] = halves.map(flags);
-        let units = [ua[0], ua[1], ub[0], ub[1]];
-        let afters = [aa[0], aa[1], ab[0], ab[1]];
-        let befores = [ba[0], ba[1], bb[0], bb[1]];
-        let closes = [ca[0], ca[1], cb[0], cb[1]];
-        let halves = [ha[0], ha[1], hb[0], hb[1]];
-        let mut written = 0;
-        for h in 0..4 {
-            // The pair's high unit (this one or the one before) and low
-            // unit (the one after or this one): 0x10000 + (H − 0xD800)·2¹⁰
-            // + (L − 0xDC00).
-            let hi = _mm_blendv_epi8(units[h], befores[h], closes[h]);
-            let lo = _mm_blendv_epi8(afters[h], units[h], closes[h]);
-            let scalar =
-                _mm_sub_epi32(_mm_add_epi32(_mm_slli_epi32::<10>(hi), lo), s32(0x35F_DC00));
-            let c = _mm_blendv_epi8(units[h], scalar, halves[h]);
-            // At most 0x10FFFF: signed compares are exact.
-            let [k1, k2, k3] = [0x7F, 0x7FF, 0xFFFF].map(|max| _mm_cmpgt_epi32(c, s32(max)));
-            // The 6-bit fields, most significant first, one a byte (first
-            // byte lowest); a character of length L keeps the last L, with
-            // its markers (RFC 3629 §3).
-            let fields = _mm_and_si128(
-                _mm_or_si128(
-                    _mm_or_si128(
-                        _mm_srli_epi32::<18>(c),
-                        _mm_and_si128(_mm_srli_epi32::<4>(c), s32(0xFF00)),
-                    ),
-                    _mm_or_si128(
-                        _mm_and_si128(_mm_slli_epi32::<10>(c), s32(0xFF_0000)),
-                        _mm_slli_epi32::<24>(c),
-                    ),
-                ),
-                s32(0x3F3F_3F3F),
-            );
-            let two = _mm_or_si128(_mm_srli_epi32::<16>(fields), s32(0x80C0));
-            let three = _mm_or_si128(_mm_srli_epi32::<8>(fields), s32(0x80_80E0));
-            let four = _mm_or_si128(fields, s32(0x8080_80F0));
-            let multi = _mm_blendv_epi8(_mm_blendv_epi8(two, three, k2), four, k3);
-            let utf8 = _mm_blendv_epi8(c, multi, k1);
-            let utf8 = _mm_blendv_epi8(utf8, _mm_srli_epi32::<16>(utf8), closes[h]);
-            // Per lane, length − 1 in two bits: bit 0 for 2 bytes or half a
-            // pair (k1 ^ k2 ^ k3), bit 1 for 3 (k2 ^ k3).
-            let bit =
-                |m: __m128i| usize::from(SPREAD[_mm_movemask_ps(_mm_castsi128_ps(m)) as usize]);
-            let key =
-                bit(_mm_xor_si128(_mm_xor_si128(k1, k2), k3)) | bit(_mm_xor_si128(k2, k3)) << 1;
-            written += store_compact_lane(&mut dst[written..], utf8, key);
-        }
+        let written = Self::bmp::<true>(a, before[0], k2(a, halves[0]), dst);
+        let written =
+            written + Self::bmp::<true>(b, before[1], k2(b, halves[1]), &mut dst[written..]);
         let defer = usize::from(defer);
         Some((BLOCK - defer, written - defer))
     }
