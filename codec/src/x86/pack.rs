@@ -40,12 +40,35 @@ pub(super) static COMPACT: ([Control; 256], [u8; 256]) = {
     (controls, counts)
 };
 
+/// The bits of `n` (8 at most) spread to the even bits: bit `i` to bit
+/// `2i`.
+const fn spread(n: usize) -> u16 {
+    let mut out = 0;
+    let mut i = 0;
+    while i < 8 {
+        out |= ((n >> i & 1) << (2 * i)) as u16;
+        i += 1;
+    }
+    out
+}
+
 /// Bits 0..4 of a nibble spread to bits 0, 2, 4, 6.
 pub(super) const SPREAD: [u8; 16] = {
     let mut t = [0; 16];
     let mut n = 0;
     while n < 16 {
-        t[n] = ((n & 1) | (n & 2) << 1 | (n & 4) << 2 | (n & 8) << 3) as u8;
+        t[n] = spread(n) as u8;
+        n += 1;
+    }
+    t
+};
+
+/// [`SPREAD`] of a byte: its 8 bits to the even bits of a word.
+pub(super) static SPREAD_BYTE: [u16; 256] = {
+    let mut t = [0; 256];
+    let mut n = 0;
+    while n < 256 {
+        t[n] = spread(n);
         n += 1;
     }
     t

@@ -24,7 +24,7 @@
 //! text (fewer than a step) are copied to a zero-padded buffer and decoded
 //! as one step, the padding's zeros masked off the starts.
 
-use super::super::super::pack::SPREAD;
+use super::super::super::pack::SPREAD_BYTE;
 use super::super::super::shuffle::{bmp16_words, bmp_values, byte_words, WORDS};
 use super::super::super::utf16::{load16, store8, utf16_decoder};
 use super::super::Sse41;
@@ -119,7 +119,10 @@ impl Utf16Sse41 {
                         _mm_cmpgt_epi16(pairs, s16(0xEFFF)),
                     );
                     let units = _mm_blendv_epi8(bmp_values(pairs, thirds), high, is_four);
-                    let (m, f) = (starts >> (8 * half), four >> (8 * half));
+                    // Per byte, two bits: starts a character, is a 4-byte
+                    // lead; the keys of the half's two quarters.
+                    let byte = |mask: u16| usize::from((mask >> (8 * half)) as u8);
+                    let keys = SPREAD_BYTE[byte(starts)] | SPREAD_BYTE[byte(four)] << 1;
                     for (q, words) in [
                         _mm_unpacklo_epi16(units, low),
                         _mm_unpackhi_epi16(units, low),
@@ -129,8 +132,7 @@ impl Utf16Sse41 {
                     {
                         // Word 2i: byte i's unit, if it starts a character; word
                         // 2i + 1: its low surrogate, if it is a 4-byte lead.
-                        let nibble = |mask: u16| usize::from(mask >> (4 * q) & 0xF);
-                        let key = usize::from(SPREAD[nibble(m)] | SPREAD[nibble(f)] << 1);
+                        let key = usize::from((keys >> (8 * q)) as u8);
                         // SAFETY: a `WORDS` row is 16 aligned, readable bytes.
                         let control = unsafe { _mm_load_si128(WORDS[key].shuffle.as_ptr().cast()) };
                         store8(&mut dst[written..], _mm_shuffle_epi8(words, control));
