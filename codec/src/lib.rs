@@ -523,7 +523,7 @@ static KERNELS: &[Kernel] = &[
         decode_lossy: None,
         decode_lossy_utf32: None,
         encode: x86::sse41::Sse41::encode,
-        utf16: &utf16::SCALAR,
+        utf16: &x86::sse41::utf16::SSE41,
     },
     Kernel {
         name: "scalar",

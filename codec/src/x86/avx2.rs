@@ -749,7 +749,7 @@ unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 
 /// The lead of a character that starts before `at` and ends after it, if
 /// any.
 #[inline]
-fn open_lead(bytes: &[u8], at: usize) -> Option<usize> {
+pub(super) fn open_lead(bytes: &[u8], at: usize) -> Option<usize> {
     for k in 1..=at.min(3) {
         let byte = bytes[at - k];
         if byte < 0x80 {

@@ -60,6 +60,7 @@ mod lossy;
 mod pack;
 pub(super) mod shuffle;
 pub(super) mod sse41;
+mod utf16;
 
 /// An instruction set the shared code is written for, implemented by its
 /// zero-sized type: the types of its operations. The operations are the

@@ -1,9 +1,10 @@
 //! `pshufb` controls that pack UTF-8 bytes built in fixed-width slots to
 //! the front of a 16-byte register, and the store that follows: the
 //! encoders' last step, shared by the AVX-512 and AVX2 kernels (both pack
-//! one 128-bit lane at a time where they have no byte compress).
+//! one 128-bit lane at a time where they have no byte compress) and the
+//! SSE4.1 kernel's UTF-16 encoder.
 
-use core::arch::x86_64::{__m128i, _mm_storeu_si128};
+use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_shuffle_epi8, _mm_storeu_si128};
 use core::mem::MaybeUninit;
 
 /// A `pshufb` control, aligned so that loading it never splits a cache
@@ -39,12 +40,35 @@ pub(super) static COMPACT: ([Control; 256], [u8; 256]) = {
     (controls, counts)
 };
 
+/// The bits of `n` (8 at most) spread to the even bits: bit `i` to bit
+/// `2i`.
+const fn spread(n: usize) -> u16 {
+    let mut out = 0;
+    let mut i = 0;
+    while i < 8 {
+        out |= ((n >> i & 1) << (2 * i)) as u16;
+        i += 1;
+    }
+    out
+}
+
 /// Bits 0..4 of a nibble spread to bits 0, 2, 4, 6.
 pub(super) const SPREAD: [u8; 16] = {
     let mut t = [0; 16];
     let mut n = 0;
     while n < 16 {
-        t[n] = ((n & 1) | (n & 2) << 1 | (n & 4) << 2 | (n & 8) << 3) as u8;
+        t[n] = spread(n) as u8;
+        n += 1;
+    }
+    t
+};
+
+/// [`SPREAD`] of a byte: its 8 bits to the even bits of a word.
+pub(super) static SPREAD_BYTE: [u16; 256] = {
+    let mut t = [0; 256];
+    let mut n = 0;
+    while n < 256 {
+        t[n] = spread(n);
         n += 1;
     }
     t
@@ -88,4 +112,29 @@ pub(super) fn store16(dst: &mut [MaybeUninit<u8>], v: __m128i) {
     let dst: &mut [MaybeUninit<u8>; 16] = (&mut dst[..16]).try_into().expect("16 bytes");
     // SAFETY: `dst` is 16 writable bytes, the width of the store.
     unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
+}
+
+/// Packs the 4 slots of `lane` by [`COMPACT`]'s row `key` and stores the
+/// bytes at the start of `dst` (a 16-byte store); returns how many it
+/// keeps.
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
+#[inline]
+pub(super) fn store_compact_lane(dst: &mut [MaybeUninit<u8>], lane: __m128i, key: usize) -> usize {
+    let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
+    // SAFETY: `control` is 16 readable bytes.
+    let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
+    store16(dst, _mm_shuffle_epi8(lane, control));
+    usize::from(count)
+}
+
+/// Packs the 8 words of `half` by [`COMPACT2`]'s row `key` and stores the
+/// bytes at the start of `dst` (a 16-byte store); returns how many it
+/// keeps.
+#[target_feature(enable = "sse4.1,ssse3,popcnt")]
+#[inline]
+pub(super) fn store_compact2(dst: &mut [MaybeUninit<u8>], half: __m128i, key: u8) -> usize {
+    // SAFETY: a table row is 16 readable bytes.
+    let control = unsafe { _mm_loadu_si128(COMPACT2[usize::from(key)].0.as_ptr().cast()) };
+    store16(dst, _mm_shuffle_epi8(half, control));
+    8 + key.count_ones() as usize
 }

@@ -379,49 +379,8 @@ pub(super) static WORDS: [Step; 256] = {
 #[inline]
 pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
     let lanes = &mut lanes[..16];
-    let load = |k: usize| {
-        let v: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
-        // SAFETY: `v` is 16 readable bytes.
-        unsafe { _mm_loadu_si128(v.as_ptr().cast()) }
-    };
-    let (first, second, third) = (load(0), load(1), load(2));
-    let zero = _mm_setzero_si128();
     let mut written = 0;
-    let halves = [
-        (
-            _mm_unpacklo_epi8(second, first),
-            _mm_unpacklo_epi8(third, zero),
-        ),
-        (
-            _mm_unpackhi_epi8(second, first),
-            _mm_unpackhi_epi8(third, zero),
-        ),
-    ];
-    for (half, (pairs, thirds)) in halves.into_iter().enumerate() {
-        // `pairs`: the byte (high) and the next (low); `thirds`: the one
-        // after.
-        let sixes = |v: __m128i| _mm_and_si128(v, _mm_set1_epi16(0x003F));
-        let ascii = _mm_srli_epi16::<8>(pairs);
-        let two = _mm_or_si128(
-            _mm_and_si128(_mm_srli_epi16::<2>(pairs), _mm_set1_epi16(0x07C0)),
-            sixes(pairs),
-        );
-        let three = _mm_or_si128(
-            _mm_or_si128(
-                _mm_slli_epi16::<12>(_mm_srli_epi16::<8>(pairs)),
-                _mm_slli_epi16::<6>(sixes(pairs)),
-            ),
-            sixes(thirds),
-        );
-        // A lead's word is negative as an i16; a 3-byte lead's is above
-        // 0xDFFF as a u16, above -0x2001 as an i16.
-        let lead = _mm_srai_epi16::<15>(pairs);
-        let long = _mm_cmpgt_epi16(pairs, _mm_set1_epi16(-0x2001));
-        let values = _mm_blendv_epi8(ascii, _mm_blendv_epi8(two, three, long), lead);
-        let mask = usize::from((starts >> (8 * half)) as u8);
-        // SAFETY: the control is an aligned 16-byte static.
-        let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };
-        let packed = _mm_shuffle_epi8(values, control);
+    for (half, packed) in bmp16_words(bytes, starts).into_iter().enumerate() {
         let out = &mut lanes[written..written + 8];
         // SAFETY: `out` is 8 writable lanes, 32 bytes, the two stores'
         // width; `storeu` has no alignment requirement.
@@ -432,9 +391,80 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
                 _mm_cvtepu16_epi32(_mm_srli_si128::<8>(packed)),
             );
         }
-        written += mask.count_ones() as usize;
+        written += (starts >> (8 * half) & 0xFF).count_ones() as usize;
     }
     written
+}
+
+/// [`bmp16`]'s values as 16-bit words (what UTF-16 wants): per half of the
+/// 16 bytes, the words of the characters that start in it packed to the
+/// front of a register (the rest zero).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
+    let mut packed = [_mm_setzero_si128(); 2];
+    for (half, (pairs, thirds)) in byte_words(bytes).into_iter().enumerate() {
+        let values = bmp_values(pairs, thirds);
+        let mask = usize::from((starts >> (8 * half)) as u8);
+        // SAFETY: the control is an aligned 16-byte static.
+        let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };
+        packed[half] = _mm_shuffle_epi8(values, control);
+    }
+    packed
+}
+
+/// The first 16 of `bytes` as 16-bit words, per half (8 bytes): each
+/// byte (high) with the next (low), and the one after that (low, the
+/// high byte zero). The characters that start there are in those words
+/// (and, for 4-byte ones, the byte after: the caller's).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn byte_words(bytes: &[u8; 19]) -> [(__m128i, __m128i); 2] {
+    let load = |k: usize| {
+        let v: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
+        // SAFETY: `v` is 16 readable bytes.
+        unsafe { _mm_loadu_si128(v.as_ptr().cast()) }
+    };
+    let (first, second, third) = (load(0), load(1), load(2));
+    let zero = _mm_setzero_si128();
+    [
+        (
+            _mm_unpacklo_epi8(second, first),
+            _mm_unpacklo_epi8(third, zero),
+        ),
+        (
+            _mm_unpackhi_epi8(second, first),
+            _mm_unpackhi_epi8(third, zero),
+        ),
+    ]
+}
+
+/// Per word of [`byte_words`] (`pairs`: the byte, high, and the next;
+/// `thirds`: the one after), the value of the 1- to 3-byte character the
+/// byte would start: its own if ASCII, else the 2- or 3-byte value by its
+/// high bits (RFC 3629 §3: 5 payload bits of a 2-byte lead, 4 of a 3-byte
+/// one, 6 of each continuation).
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn bmp_values(pairs: __m128i, thirds: __m128i) -> __m128i {
+    let sixes = |v: __m128i| _mm_and_si128(v, _mm_set1_epi16(0x003F));
+    let ascii = _mm_srli_epi16::<8>(pairs);
+    let two = _mm_or_si128(
+        _mm_and_si128(_mm_srli_epi16::<2>(pairs), _mm_set1_epi16(0x07C0)),
+        sixes(pairs),
+    );
+    let three = _mm_or_si128(
+        _mm_or_si128(
+            _mm_slli_epi16::<12>(_mm_srli_epi16::<8>(pairs)),
+            _mm_slli_epi16::<6>(sixes(pairs)),
+        ),
+        sixes(thirds),
+    );
+    // A lead's word is negative as an i16; a 3-byte lead's is above
+    // 0xDFFF as a u16, above -0x2001 as an i16.
+    let lead = _mm_srai_epi16::<15>(pairs);
+    let long = _mm_cmpgt_epi16(pairs, _mm_set1_epi16(-0x2001));
+    _mm_blendv_epi8(ascii, _mm_blendv_epi8(two, three, long), lead)
 }
 
 /// One step: the characters that the 12 start bits `key` after the first

@@ -1,7 +1,10 @@
 //! The SSE4.1 kernel (16-byte registers, SSSE3 shuffles and SSE4.1 `ptest`):
 //! SIMD validation, decoding by [`super::shuffle`]'s loop (16 bytes of 1-
 //! to 3-byte characters at a time, 4-byte ones by its table steps);
-//! encoding uses the scalar loop, compiled with SSE4.1 enabled.
+//! encoding uses the scalar loop, compiled with SSE4.1 enabled. Its UTF-16
+//! conversions, both ways in SIMD, are in [`utf16`].
+
+pub(crate) mod utf16;
 
 use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
 use crate::encode::EncodeFailure;

@@ -28,7 +28,8 @@
 
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
-use super::super::{open_lead, window_values, Avx2};
+use super::super::super::utf16;
+use super::super::{window_values, Avx2};
 use super::Utf16Avx2;
 use crate::Verdict;
 use core::arch::x86_64::*;
@@ -42,11 +43,6 @@ const GROUP: usize = 16;
 /// path's last 8-unit store can start at unit 13 (twelve ASCII bytes and
 /// a 4-byte lead, two units, in the first 12 bytes).
 const ROOM: usize = 24;
-/// Code units of room reserved past the output's end: a group's stores
-/// start at most one unit past the input's byte offset (a surrogate pair
-/// for a 4-byte character begun one byte before), so they end by `ROOM`
-/// + 1 units past the input's length.
-const SLACK: usize = 32;
 
 /// A group's masks: bit `i` says byte `i` is not ASCII, starts a
 /// character (is not 0x80..=0xBF), is a 3-byte lead (0xE0..=0xEF), is a
@@ -108,47 +104,35 @@ impl Utf16Avx2 {
     /// the end of.
     #[target_feature(enable = "avx2,popcnt")]
     pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
-        let len = bytes.len();
-        out.reserve(len + SLACK);
-        let base = out.len();
-        let dst = &mut out.spare_capacity_mut()[..len + SLACK];
-        let (mut at, mut written) = Self::steps::<true>(bytes, dst);
-        if let Some(lead) = open_lead(bytes, at) {
-            // Its one code unit, or two for a 4-byte lead, went out.
-            written -= 1 + usize::from(bytes[lead] >= 0xF0);
-            at = lead;
+        // SAFETY: `steps` writes the code units of the characters before
+        // where it stops, checked but for one left open there; the
+        // validator is this kernel's.
+        unsafe {
+            utf16::decode_checked(
+                bytes,
+                out,
+                |bytes, dst| Self::steps::<true>(bytes, dst),
+                |rest| Avx2::validate(rest).unpack(),
+                |text, out| Self::decode_valid(text, out),
+            )
         }
-        // SAFETY: `dst[..written]` holds the code units of the characters
-        // before `at` (`steps`, less the open one's), within the spare
-        // capacity.
-        unsafe { out.set_len(base + written) };
-        let rest = &bytes[at..];
-        if rest.is_empty() {
-            return Verdict::WELL_FORMED;
-        }
-        let result = Avx2::validate(rest).unpack();
-        // SAFETY: `result` is this kernel's validator's verdict on `rest`.
-        Self::decode_valid(unsafe { crate::valid_prefix(rest, result) }, out);
-        Verdict::pack(result.map_err(|e| e.shifted(at)))
     }
 
     /// Appends the UTF-16 of `text`.
     #[target_feature(enable = "avx2,popcnt")]
     pub(crate) fn decode_valid(text: &str, out: &mut Vec<u16>) {
-        let bytes = text.as_bytes();
-        let len = bytes.len();
-        // At most one code unit per byte (a surrogate pair for 4 bytes).
-        out.reserve(len + SLACK);
-        let base = out.len();
-        let dst = &mut out.spare_capacity_mut()[..len + SLACK];
-        let (at, written) = Self::steps::<false>(bytes, dst);
-        let written = written + Self::tail(&bytes[at..], &mut dst[written..]);
-        // SAFETY: `dst[..written]` holds the code units of all of `text`
-        // (`steps`, then `tail`), within the spare capacity.
-        unsafe { out.set_len(base + written) };
+        // SAFETY: `steps` and `tail` write the code units they count.
+        unsafe {
+            utf16::decode_valid(
+                text,
+                out,
+                |bytes, dst| Self::steps::<false>(bytes, dst),
+                |rest, dst| Self::tail(rest, dst),
+            )
+        }
     }
 
-    /// Decodes `bytes` a step at a time while a step is there, into `dst` (with `SLACK` units of room past one unit
+    /// Decodes `bytes` a step at a time while a step is there, into `dst` (with [`DECODE_SLACK`](utf16::DECODE_SLACK) units of room past one unit
     /// per byte); returns how far it got, `at`, and the code units written:
     /// those of the characters that start before `at`.
     ///

@@ -22,9 +22,10 @@
 //! [`paired_block`]: Utf16Avx2::paired_block
 
 use super::super::super::pack::{store16, THREE};
+use super::super::super::utf16;
 use super::super::{encode_below_800, encode_bmp, high128, low128, store_compact, utf8_lanes};
 use super::Utf16Avx2;
-use crate::utf16::{scalar, Utf16Error};
+use crate::utf16::Utf16Error;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -72,25 +73,9 @@ impl Utf16Avx2 {
         units: &[u16],
         out: &mut Vec<u8>,
     ) -> Result<(), Utf16Error> {
-        let len = units.len();
-        let mut at = 0;
-        loop {
-            at = Self::run(units, at, out);
-            if len - at < BLOCK {
-                break;
-            }
-            // A block with a surrogate: the scalar loop's, with the units
-            // after it up to one that is not a high surrogate (a high one's
-            // pair's other half, if any, must be seen with it; and that half
-            // may be another high surrogate, lone, with its own next unit).
-            let mut end = at + BLOCK;
-            while end < len && units[end - 1] & 0xFC00 == scalar::HIGH {
-                end += 1;
-            }
-            scalar::encode::<LOSSY>(&units[at..end], out).map_err(|e| e.shifted(at))?;
-            at = end;
-        }
-        scalar::encode::<LOSSY>(&units[at..], out).map_err(|e| e.shifted(at))
+        utf16::encode_checked::<LOSSY>(units, out, BLOCK, |units, at, out| {
+            Self::run(units, at, out)
+        })
     }
 
     /// Converts the blocks of `units` from `at` on while they hold no
