@@ -490,6 +490,25 @@ const PINNED: &[Pinned] = &[
                 every x86-64 CPU). The goals are the issue's, set for the \
                 AVX-512 machine: here they only measure the distance.",
     },
+    Pinned {
+        dir: "criterion-sse41",
+        kernel: "sse4.1",
+        simdutf: "westmere",
+        // The operations whose goal is set against simdutf, which has
+        // SSE4 code to pin. Validation and lossy decoding to `String` are
+        // left out: simdutf8's code on this CPU is AVX2, whatever is
+        // pinned.
+        filter: "^(decode_utf32|encode|utf16_decode|utf16_lossy_1pct|utf16_encode)/",
+        suffix: " — SSE4.1 only",
+        heading: "Without AVX: SSE4.1 against SSE4",
+        intro: "x86-64 CPUs without AVX2 (before Haswell, and the Atom, \
+                Celeron and Pentium lines of the Goldmont era) run our \
+                `sse4.1` kernel and simdutf's `westmere` code. This run \
+                pins both on this CPU, for the operations whose goal is \
+                set against simdutf; encoding_rs and std run the same code \
+                on any x86-64 CPU. The goals are the issue's, set for the \
+                AVX-512 machine: here they only measure the distance.",
+    },
 ];
 
 impl Pinned {
