@@ -334,27 +334,21 @@ impl Utf16Vbmi2 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
     fn widen(v: V, strays: u64, dst: &mut [MaybeUninit<u16>]) {
-        let halves = [
-            _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v)),
-            _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v)),
-        ];
-        for (h, units) in halves.into_iter().enumerate() {
-            let units = _mm512_mask_mov_epi16(
-                units,
-                (strays >> (32 * h)) as u32,
-                splat16(REPLACEMENT as u16),
-            );
-            store32(&mut dst[32 * h..], units);
-        }
+        Self::widen_half(_mm512_castsi512_si256(v), strays as u32, dst);
+        Self::widen_half(
+            _mm512_extracti64x4_epi64::<1>(v),
+            (strays >> 32) as u32,
+            &mut dst[32..],
+        );
     }
 
-    /// [`widen`](Self::widen) of the first half of `v` only: 32 code
-    /// units at the start of `dst`.
+    /// [`widen`](Self::widen) of one half block, `half`: 32 code units at
+    /// the start of `dst`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn widen_half(v: V, strays: u64, dst: &mut [MaybeUninit<u16>]) {
-        let units = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
-        let units = _mm512_mask_mov_epi16(units, strays as u32, splat16(REPLACEMENT as u16));
+    fn widen_half(half: __m256i, strays: u32, dst: &mut [MaybeUninit<u16>]) {
+        let units = _mm512_cvtepu8_epi16(half);
+        let units = _mm512_mask_mov_epi16(units, strays, splat16(REPLACEMENT as u16));
         store32(dst, units);
     }
 
@@ -393,7 +387,11 @@ impl Utf16Vbmi2 {
                 // aligned, as in the UTF-32 decoder's run.
                 let skew = (dst[written..].as_ptr().addr() % N) / 2;
                 if skew != 0 {
-                    Self::widen_half(v, strays, &mut dst[written..]);
+                    Self::widen_half(
+                        _mm512_castsi512_si256(v),
+                        strays as u32,
+                        &mut dst[written..],
+                    );
                     at += N / 2 - skew;
                     written += N / 2 - skew;
                     continue;
@@ -576,15 +574,11 @@ impl Utf16Vbmi2 {
     fn subparts(v: V) -> (u64, u64, u64) {
         let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
         let cont = at_least(0x80) & !at_least(0xC0);
-        let (c2_up, e0_up, f0_up, f5_up) = (
-            at_least(0xC2),
-            at_least(0xE0),
-            at_least(0xF0),
-            at_least(0xF5),
-        );
-        let never = (at_least(0xC0) & !c2_up) | f5_up;
-        let (l2, l3, l4) = (c2_up & !e0_up, e0_up & !f0_up, f0_up & !f5_up);
-        let lead = l2 | l3 | l4;
+        // The leads C2..F4 and the bytes C0, C1, F5..FF, as the stray-byte
+        // path of the decoding loop tells them apart.
+        let (lead, never) = (Avx512::multi_byte_leads(v), Avx512::never_leads(v));
+        let (e0_up, f0_up) = (at_least(0xE0), at_least(0xF0));
+        let (l2, l3, l4) = (lead & !e0_up, lead & e0_up & !f0_up, lead & f0_up);
         // Byte `j` of `before` is byte `j − 1` of the block (0 for j = 0,
         // where no lead of the block stands before).
         let back = _mm512_sub_epi8(Avx512::load(&IOTA), Avx512::splat(1));
