@@ -60,6 +60,7 @@ mod lossy;
 mod pack;
 pub(super) mod shuffle;
 pub(super) mod sse41;
+pub(super) mod subparts;
 mod utf16;
 
 /// An instruction set the shared code is written for, implemented by its

@@ -35,6 +35,7 @@ use super::super::vbmi::{BACK, IOTA, LENGTH, SPREAD, TAGGED_PAYLOAD};
 use super::super::{Avx512, N, V};
 use super::{splat16, splat32, Utf16Vbmi2};
 use crate::x86::fail_after;
+use crate::x86::subparts::{ByteClasses, Subparts};
 use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -209,7 +210,7 @@ impl Utf16Vbmi2 {
                     // byte, so the character open before it (if any)
                     // ended well: its subparts are found and replaced in
                     // the block itself, not one restart of the loop each.
-                    let (starts, bad, open) = Self::subparts(v);
+                    let Subparts { starts, bad, open } = Self::subparts(v);
                     written += Self::decode_block::<true>(
                         bytes,
                         at,
@@ -550,57 +551,28 @@ impl Utf16Vbmi2 {
         written
     }
 
-    /// Where the characters and maximal subparts (Unicode §3.9) of a whole
-    /// block start, for lossy decoding: `(starts, bad, open)`. `starts`
-    /// marks every byte that begins a code unit's worth of output: an ASCII
-    /// byte, a lead, or the first byte of a subpart; `bad`, the subparts'
-    /// (one U+FFFD each); `open`, the lead (at most one) of the character
-    /// that the block's end cuts while it is still well-formed, decoded
-    /// with the next block and checked by the next block's check.
-    ///
-    /// The block's first error is past its third byte: the continuation
-    /// bytes that begin it (up to three) end the character open before it.
-    ///
-    /// A lead at `i` of a character of `n` bytes reads its continuations
-    /// in turn while they are allowed: the second byte within the range
-    /// its lead allows (Unicode Table 3-7: A0..BF after E0, 80..9F after
-    /// ED, 90..BF after F0, 80..8F after F4), the others within 80..BF.
-    /// `c1`, `c2`, `c3` mark the first, second and third so read. A lead
-    /// that reads all `n − 1` is a character; one that stops short is a
-    /// subpart with what it read; C0, C1, F5..FF, and a continuation byte
-    /// that no lead read, are a subpart each.
+    /// Where the characters and maximal subparts of a whole block start
+    /// ([`ByteClasses::subparts`]), for lossy decoding; the block's first
+    /// error is past its third byte.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn subparts(v: V) -> (u64, u64, u64) {
+    fn subparts(v: V) -> Subparts {
         let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
-        let cont = at_least(0x80) & !at_least(0xC0);
-        // The leads C2..F4 and the bytes C0, C1, F5..FF, as the stray-byte
-        // path of the decoding loop tells them apart.
-        let (lead, never) = (Avx512::multi_byte_leads(v), Avx512::never_leads(v));
-        let (e0_up, f0_up) = (at_least(0xE0), at_least(0xF0));
-        let (l2, l3, l4) = (lead & !e0_up, lead & e0_up & !f0_up, lead & f0_up);
-        // Byte `j` of `before` is byte `j − 1` of the block (0 for j = 0,
-        // where no lead of the block stands before).
-        let back = _mm512_sub_epi8(Avx512::load(&IOTA), Avx512::splat(1));
-        let before = _mm512_maskz_permutexvar_epi8(!1, back, v);
-        let after = |b: u8| _mm512_cmpeq_epi8_mask(before, Avx512::splat(b));
-        let (below_a0, below_90) = (!at_least(0xA0), !at_least(0x90));
-        let second = cont
-            & !(after(0xE0) & below_a0)
-            & !(after(0xED) & !below_a0)
-            & !(after(0xF0) & below_90)
-            & !(after(0xF4) & !below_90);
-        let c1 = second & lead << 1;
-        let c2 = cont & c1 << 1 & (l3 | l4) << 2;
-        let c3 = cont & c2 << 1 & l4 << 3;
-        // The continuations that begin the block (at most three).
-        let head = cont & Avx512::prefix_mask((!cont).trailing_zeros().min(3) as usize);
-        let read = c1 | c2 | c3 | head;
-        let whole = l2 & c1 >> 1 | l3 & c2 >> 2 | l4 & c3 >> 3;
-        let last = 1u64 << 63;
-        let open = lead & last | (l3 | l4) & c1 >> 1 & last >> 1 | l4 & c2 >> 2 & last >> 2;
-        let bad = never | lead & !whole & !open | cont & !read;
-        (!cont | bad, bad, open)
+        let is = |b: u8| _mm512_cmpeq_epi8_mask(v, Avx512::splat(b));
+        ByteClasses {
+            cont: at_least(0x80) & !at_least(0xC0),
+            lead: Avx512::multi_byte_leads(v),
+            never: Avx512::never_leads(v),
+            ge_90: at_least(0x90),
+            ge_a0: at_least(0xA0),
+            ge_e0: at_least(0xE0),
+            ge_f0: at_least(0xF0),
+            e0: is(0xE0),
+            ed: is(0xED),
+            f0: is(0xF0),
+            f4: is(0xF4),
+        }
+        .subparts(N as u32)
     }
 
     /// The block's bytes tagged ([`TAGGED_PAYLOAD`]), and, one byte per
