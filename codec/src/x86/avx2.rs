@@ -1094,7 +1094,14 @@ fn bmp16_in(window: [__m128i; 3], starts: u16, lanes: &mut [MaybeUninit<u32>]) -
 #[target_feature(enable = "avx2")]
 #[inline]
 fn bmp16_words(window: [__m128i; 3], starts: u16) -> V {
-    use super::shuffle::WORDS;
+    pack_words(bmp16_values(window), starts)
+}
+
+/// [`bmp16_words`] before the packing: the value of the character each
+/// byte of the window would start, as 16-bit words in order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn bmp16_values(window: [__m128i; 3]) -> V {
     // Each byte as a 16-bit word: the window, and moved on by 1 and 2.
     let [first, second, third] = window.map(|v| _mm256_cvtepu8_epi16(v));
     let word = |w: i16| _mm256_set1_epi16(w);
@@ -1110,11 +1117,19 @@ fn bmp16_words(window: [__m128i; 3], starts: u16) -> V {
         ),
         and(third, 0x3F),
     );
-    let values = _mm256_blendv_epi8(
+    _mm256_blendv_epi8(
         first,
         _mm256_blendv_epi8(two, three, _mm256_cmpgt_epi16(first, word(0xDF))),
         _mm256_cmpgt_epi16(first, word(0x7F)),
-    );
+    )
+}
+
+/// The 16-bit words of `values` at `starts`, packed to the front of each
+/// 128-bit lane (8 words a lane).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack_words(values: V, starts: u16) -> V {
+    use super::shuffle::WORDS;
     let (low, high) = (usize::from(starts as u8), usize::from((starts >> 8) as u8));
     // SAFETY: the controls are aligned 16-byte statics.
     let control = unsafe {

@@ -31,12 +31,12 @@ use super::super::super::shuffle::WORDS;
 use super::super::super::utf16;
 use super::super::{window_values, Avx2};
 use super::Utf16Avx2;
-use crate::Verdict;
+use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 /// Bytes a step decodes.
-const STEP: usize = 32;
+pub(super) const STEP: usize = 32;
 /// Bytes a group decodes the characters of; it reads 3 more.
 const GROUP: usize = 16;
 /// Code units a group may store at its cursor: 16 at most, but the pair
@@ -44,15 +44,56 @@ const GROUP: usize = 16;
 /// a 4-byte lead, two units, in the first 12 bytes).
 const ROOM: usize = 24;
 
-/// A group's masks: bit `i` says byte `i` is not ASCII, starts a
-/// character (is not 0x80..=0xBF), is a 3-byte lead (0xE0..=0xEF), is a
-/// 4-byte lead (0xF0..).
+/// A group's (or, as `u32`, a step's) masks: bit `i` says byte `i` is not
+/// ASCII, starts a character (is not 0x80..=0xBF; in lossy decoding, or
+/// begins a maximal subpart), is a 3-byte lead (0xE0..=0xEF), is a 4-byte
+/// lead (0xF0..). (Lossy decoding's mask of the subparts' starts goes
+/// beside it: four `u16`s travel in one register, and the strict loops'
+/// groups were not inlined when a fifth made them travel in memory.)
 #[derive(Clone, Copy)]
-struct Masks {
-    non_ascii: u16,
-    starts: u16,
-    three: u16,
-    four: u16,
+pub(super) struct Masks<M> {
+    pub(super) non_ascii: M,
+    pub(super) starts: M,
+    pub(super) three: M,
+    pub(super) four: M,
+}
+
+impl Masks<u32> {
+    /// The masks of the step `v`, whose `non_ascii` mask is known (its
+    /// starts: every byte that is not a continuation). (The strict loop
+    /// computes them in place: built here and split by
+    /// [`group`](Self::group), its groups were not inlined.)
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn of(v: __m256i, non_ascii: u32) -> Self {
+        // As signed bytes, a continuation is ≤ −65 and a 4-byte lead
+        // (0xF0..) > −17 and negative.
+        let starts = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
+        let four =
+            _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-17))) as u32 & non_ascii;
+        // 0xE0.. (as signed bytes, > −33, and negative) but not 0xF0..
+        let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33))) as u32
+            & non_ascii
+            & !four;
+        Self {
+            non_ascii,
+            starts,
+            three,
+            four,
+        }
+    }
+
+    /// Group `h`'s masks (bytes `16h..16h + 16` of the step).
+    #[inline]
+    fn group(self, h: usize) -> Masks<u16> {
+        let half = |m: u32| (m >> (GROUP * h)) as u16;
+        Masks {
+            non_ascii: half(self.non_ascii),
+            starts: half(self.starts),
+            three: half(self.three),
+            four: half(self.four),
+        }
+    }
 }
 
 /// Stores the 16 code units of `v` at the start of `dst`.
@@ -258,11 +299,42 @@ impl Utf16Avx2 {
                     three: (three >> (GROUP * h)) as u16,
                     four: (four >> (GROUP * h)) as u16,
                 };
-                written += Self::group_at(window, GROUP * h, masks, &mut dst[written..]);
+                written +=
+                    Self::group_at::<false>(window, GROUP * h, masks, 0, &mut dst[written..]);
             }
             at += STEP;
         }
         (at, written)
+    }
+
+    /// Decodes the characters `masks` says start in the step at the front
+    /// of `window` (the 3 bytes after it hold the continuations of those
+    /// that start near its end) into the front of `dst` (which takes 24
+    /// units past them); returns how many code units that is. A step of
+    /// 3-byte characters only (CJK text) is decoded whole, any other as
+    /// two groups.
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    pub(super) fn decode_step<const SUBPARTS: bool>(
+        window: &[u8; STEP + 3],
+        masks: Masks<u32>,
+        bad: u32,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
+        let Masks { starts, three, .. } = masks;
+        if (!SUBPARTS || bad == 0) && starts != 0 && starts & !three == 0 {
+            // 3-byte characters only (CJK text), 10 or 11 of them.
+            let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
+            Self::step_of_threes(window, starts, to);
+            return starts.count_ones() as usize;
+        }
+        let mut written = 0;
+        for h in 0..2 {
+            let bad = (bad >> (GROUP * h)) as u16;
+            written +=
+                Self::group_apart(window, GROUP * h, masks.group(h), bad, &mut dst[written..]);
+        }
+        written
     }
 
     /// Decodes the characters that start in `rest` (well-formed text's
@@ -290,32 +362,60 @@ impl Utf16Avx2 {
                     & !four,
                 four,
             };
-            written += Self::group_at(&padded, from, masks, &mut dst[written..]);
+            written += Self::group_at::<false>(&padded, from, masks, 0, &mut dst[written..]);
             from += GROUP;
         }
         written
+    }
+
+    /// [`group_at`](Self::group_at), lossy, out of line: inlined into the
+    /// lossy loop, its copies made that loop slower (not the strict
+    /// loops, which inline theirs).
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline(never)]
+    fn group_apart(
+        bytes: &[u8; STEP + 3],
+        from: usize,
+        masks: Masks<u16>,
+        bad: u16,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
+        Self::group_at::<true>(bytes, from, masks, bad, dst)
     }
 
     /// [`group`](Self::group) of the 16 bytes of `bytes` from `from` (and
     /// the 3 after them), into the front of `dst`.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn group_at(bytes: &[u8], from: usize, masks: Masks, dst: &mut [MaybeUninit<u16>]) -> usize {
+    fn group_at<const SUBPARTS: bool>(
+        bytes: &[u8],
+        from: usize,
+        masks: Masks<u16>,
+        bad: u16,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
         let group: &[u8; GROUP + 3] = bytes[from..from + GROUP + 3]
             .try_into()
             .expect("a group and 3 bytes");
         let room: &mut [MaybeUninit<u16>; ROOM] =
             (&mut dst[..ROOM]).try_into().expect("a group's room");
-        Self::group(group, masks, room)
+        Self::group::<SUBPARTS>(group, masks, bad, room)
     }
 
     /// Decodes the characters that start in the first 16 of `bytes` (the
     /// 3 after them hold the continuations of those that start near the
     /// end), `masks` saying where they start; stores their code units at
     /// the start of `dst` (and garbage after them) and returns how many.
+    /// The starts `bad` marks are one U+FFFD each (and decide no
+    /// path: an F8 among Latin text is no 4-byte lead).
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn group(bytes: &[u8; GROUP + 3], masks: Masks, dst: &mut [MaybeUninit<u16>; ROOM]) -> usize {
+    fn group<const SUBPARTS: bool>(
+        bytes: &[u8; GROUP + 3],
+        masks: Masks<u16>,
+        bad: u16,
+        dst: &mut [MaybeUninit<u16>; ROOM],
+    ) -> usize {
         let Masks {
             non_ascii,
             starts,
@@ -326,15 +426,22 @@ impl Utf16Avx2 {
             store16(dst, _mm256_cvtepu8_epi16(load16(bytes, 0)));
             return starts.count_ones() as usize;
         }
+        // In lossy decoding, the 4-byte leads that start characters here
+        // (the starts may be cut short, before an error).
+        let (four, bad) = if SUBPARTS {
+            (four & starts & !bad, bad)
+        } else {
+            (four, 0)
+        };
         if four == 0 {
-            if starts != 0 && starts & !three == 0 {
+            if bad == 0 && starts != 0 && starts & !three == 0 {
                 Self::threes(bytes, starts, dst);
             } else {
-                Self::bmp(bytes, starts, dst);
+                Self::bmp::<SUBPARTS>(bytes, starts, bad, dst);
             }
             return starts.count_ones() as usize;
         }
-        Self::with_pairs(bytes, starts, four, dst)
+        Self::with_pairs::<SUBPARTS>(bytes, starts, four, bad, dst)
     }
 
     /// A step of 3-byte characters only (CJK text): they start at every
@@ -425,11 +532,46 @@ impl Utf16Avx2 {
     }
 
     /// [`group`](Self::group) of 1- to 3-byte characters: each byte's
-    /// 16-bit value, those of the starts packed per 128-bit lane.
+    /// 16-bit value (U+FFFD at `bad`), those of the starts packed per
+    /// 128-bit lane.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn bmp(bytes: &[u8; GROUP + 3], starts: u16, dst: &mut [MaybeUninit<u16>; ROOM]) {
-        let packed = super::super::bmp16_words([0, 1, 2].map(|k| load16(bytes, k)), starts);
+    fn bmp<const SUBPARTS: bool>(
+        bytes: &[u8; GROUP + 3],
+        starts: u16,
+        bad: u16,
+        dst: &mut [MaybeUninit<u16>; ROOM],
+    ) {
+        let values = super::super::bmp16_values([0, 1, 2].map(|k| load16(bytes, k)));
+        let values = if !SUBPARTS || bad == 0 {
+            values
+        } else {
+            let lanes = _mm256_setr_epi16(
+                1,
+                2,
+                4,
+                8,
+                16,
+                32,
+                64,
+                128,
+                256,
+                512,
+                1024,
+                2048,
+                4096,
+                8192,
+                16384,
+                i16::MIN,
+            );
+            let marked = _mm256_and_si256(_mm256_set1_epi16(bad as i16), lanes);
+            _mm256_blendv_epi8(
+                values,
+                _mm256_set1_epi16(REPLACEMENT as u16 as i16),
+                _mm256_cmpeq_epi16(marked, lanes),
+            )
+        };
+        let packed = super::super::pack_words(values, starts);
         store8(dst, _mm256_castsi256_si128(packed));
         store8(
             &mut dst[(starts as u8).count_ones() as usize..],
@@ -437,21 +579,35 @@ impl Utf16Avx2 {
         );
     }
 
-    /// [`group`](Self::group) with 4-byte characters: each byte's value in
-    /// a 32-bit lane, a supplementary one as its surrogate pair, the
-    /// starts' words packed 4 lanes at a time; returns the count.
+    /// [`group`](Self::group) with 4-byte characters (`four`, none of them
+    /// `bad`): each byte's value in a 32-bit lane (U+FFFD at `bad`), a
+    /// supplementary one as its surrogate pair, the starts' words packed 4
+    /// lanes at a time; returns the count.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn with_pairs(
+    fn with_pairs<const SUBPARTS: bool>(
         bytes: &[u8; GROUP + 3],
         starts: u16,
         four: u16,
+        bad: u16,
         dst: &mut [MaybeUninit<u16>; ROOM],
     ) -> usize {
         let s32 = |x: u32| _mm256_set1_epi32(x as i32);
         let mut written = 0;
         for half in 0..2 {
             let values = window_values(load16(bytes, 3 * half), half);
+            let marked = (bad >> (8 * half)) as u8;
+            let values = if !SUBPARTS || marked == 0 {
+                values
+            } else {
+                let lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+                let hit = _mm256_and_si256(_mm256_set1_epi32(i32::from(marked)), lanes);
+                _mm256_blendv_epi8(
+                    values,
+                    s32(REPLACEMENT as u32),
+                    _mm256_cmpeq_epi32(hit, lanes),
+                )
+            };
             // U' = U − 0x10000: high surrogate 0xD800 + (U' >> 10) in the
             // low word, low surrogate 0xDC00 + (U' & 0x3FF) in the high one
             // (Unicode §3.9, D91), so that the pair is in memory order.

@@ -1,10 +1,9 @@
 //! The AVX2 kernel's UTF-16 conversions ([`decode`]: UTF-8 → UTF-16,
-//! strict in one pass and of well-formed text; [`encode`]: UTF-16 →
+//! strict in one pass and of well-formed text; [`lossy`]: UTF-8 → UTF-16
+//! with one U+FFFD per maximal subpart, in one pass; [`encode`]: UTF-16 →
 //! UTF-8, strict and lossy), on 32-byte registers and
 //! [`Avx2`](super::Avx2)'s validator, decoding and encoding steps.
 //!
-//! Lossy decoding goes through the engine, which calls
-//! [`decode_valid`](Utf16Avx2::decode_valid) for each well-formed run.
 //! The scalar loops ([`crate::utf16::scalar`]) and the validator take
 //! what the blocks here leave: where strict decoding stops (an error, or
 //! the last bytes) and, encoding, the last units and the blocks that hold
@@ -16,18 +15,19 @@
 
 mod decode;
 mod encode;
+mod lossy;
 
 use crate::utf16::Utf16Kernel;
 
 /// The conversions, as associated functions (`Utf16Avx2::decode`,
-/// `decode_valid`, `encode`, `encode_lossy`).
+/// `decode_valid`, `decode_lossy`, `encode`, `encode_lossy`).
 pub(crate) struct Utf16Avx2;
 
 /// The AVX2 kernel's UTF-16 table.
 pub(crate) static AVX2: Utf16Kernel = Utf16Kernel {
     decode: Some(Utf16Avx2::decode),
     decode_valid: Utf16Avx2::decode_valid,
-    decode_lossy: None,
+    decode_lossy: Some(Utf16Avx2::decode_lossy),
     encode: Utf16Avx2::encode,
     encode_lossy: Utf16Avx2::encode_lossy,
 };
