@@ -387,7 +387,7 @@ impl Utf16Avx2 {
     /// the 3 after them), into the front of `dst`.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn group_at<const SUBPARTS: bool>(
+    pub(super) fn group_at<const SUBPARTS: bool>(
         bytes: &[u8],
         from: usize,
         masks: Masks<u16>,
@@ -453,7 +453,11 @@ impl Utf16Avx2 {
     /// the 3 after them.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn step_of_threes(window: &[u8; STEP + 3], starts: u32, dst: &mut [MaybeUninit<u16>; 16]) {
+    pub(super) fn step_of_threes(
+        window: &[u8; STEP + 3],
+        starts: u32,
+        dst: &mut [MaybeUninit<u16>; 16],
+    ) {
         let phase = starts.trailing_zeros() as i8;
         debug_assert!(phase <= 3);
         let z = -128;

@@ -119,6 +119,25 @@ impl Utf16Avx2 {
                 };
                 let v = Avx2::load(window[..STEP].try_into().expect("a step"));
                 let non_ascii = _mm256_movemask_epi8(v) as u32;
+                let mut errors = _mm256_setzero_si256();
+                if non_ascii != 0 {
+                    errors = if prev_in_place && whole {
+                        // The step before is in memory, and `at` ≥ 32.
+                        let behind: &[u8; 3 + STEP] =
+                            bytes[at - 3..at + STEP].try_into().expect("3 + 32 bytes");
+                        Avx2::errors_in_place(behind, v)
+                    } else {
+                        Avx2::errors(v, prev)
+                    };
+                    if whole && !Avx2::any(errors) {
+                        // The common step, as the strict loop decodes it.
+                        written += Self::clean_step(window, v, non_ascii, &mut dst[written..]);
+                        at += STEP;
+                        prev = v;
+                        prev_in_place = true;
+                        continue 'steps;
+                    }
+                }
                 let open_before = Avx2::incomplete(prev);
                 if non_ascii == 0 && open_before {
                     // An ASCII byte cannot continue the open character.
@@ -146,21 +165,14 @@ impl Utf16Avx2 {
                     prev_in_place = false;
                     continue 'steps;
                 }
-                let errors = if prev_in_place && whole {
-                    // The step before is in memory, and `at` ≥ 32.
-                    let behind: &[u8; 3 + STEP] =
-                        bytes[at - 3..at + STEP].try_into().expect("3 + 32 bytes");
-                    Avx2::errors_in_place(behind, v)
-                } else {
-                    Avx2::errors(v, prev)
-                };
                 let real = if whole {
                     u32::MAX
                 } else {
                     (1u32 << (len - at)) - 1
                 };
+                let flag = Avx2::first(errors).map(|f| (at + f).min(len));
                 let masks = Masks::of(v, non_ascii);
-                let (masks, bad, flag) = match Avx2::first(errors).map(|f| (at + f).min(len)) {
+                let (masks, bad, flag) = match flag {
                     None => {
                         let starts = masks.starts & real;
                         prev = v;
@@ -225,6 +237,39 @@ impl Utf16Avx2 {
             prev = _mm256_setzero_si256();
             prev_in_place = false;
         }
+    }
+
+    /// Decodes the step `v` that passed its check (`non_ascii` its
+    /// non-ASCII bytes), as the strict loop does: the groups' lossy copy,
+    /// no subpart (the strict copy, with a third caller, was no longer
+    /// inlined into the strict loops).
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn clean_step(
+        window: &[u8; STEP + 3],
+        v: __m256i,
+        non_ascii: u32,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
+        let masks = Masks::of(v, non_ascii);
+        let Masks { starts, three, .. } = masks;
+        if starts & !three == 0 {
+            // 3-byte characters only (CJK text), 10 or 11 of them.
+            let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
+            Self::step_of_threes(window, starts, to);
+            return starts.count_ones() as usize;
+        }
+        let mut written = 0;
+        for h in 0..2 {
+            let group = Masks {
+                non_ascii: (non_ascii >> (16 * h)) as u16,
+                starts: (starts >> (16 * h)) as u16,
+                three: (three >> (16 * h)) as u16,
+                four: (masks.four >> (16 * h)) as u16,
+            };
+            written += Self::group_at::<true>(window, 16 * h, group, 0, &mut dst[written..]);
+        }
+        written
     }
 
     /// Widens the run of whole steps from `bytes[at..]` that are ASCII or
