@@ -9,14 +9,14 @@
 //! * a step with no lead of a multi-byte character (ASCII with stray
 //!   bytes, nothing open before it) is widened, each stray byte a U+FFFD,
 //!   in a run with the ASCII steps around it;
-//! * a step whose first error is past its third byte (so the character
-//!   open before it ended well) gets its subparts from its bytes alone
-//!   ([`ByteClasses::subparts`]) and is decoded in one pass, each
-//!   subpart's start a U+FFFD; a character its end cuts is checked with
-//!   the next step, as after any step.
+//! * a step with nothing open before it, or whose first error is past
+//!   its third byte (so the character open before it ended well), gets
+//!   its subparts from its bytes alone ([`ByteClasses::subparts`]) and is
+//!   decoded in one pass, each subpart's start a U+FFFD; a character its
+//!   end cuts is checked with the next step, as after any step.
 //!
-//! Any other error (in the first three bytes of a step, or in the last,
-//! partial step) stops the loop: the steps' output for the failing
+//! Any other error (in the first three bytes of a step after a character
+//! left open, or in the last, partial step) stops the loop: the steps' output for the failing
 //! character is taken back, one U+FFFD written for its subpart
 //! ([`fail_after`]), and the loop goes on after it.
 
@@ -179,11 +179,12 @@ impl Utf16Avx2 {
                         prev_in_place = whole;
                         (Masks { starts, ..masks }, 0, None)
                     }
-                    Some(f) if whole && f >= at + 3 => {
-                        // The first error is past the step's third byte,
-                        // so the character open before it (if any) ended
-                        // well: the subparts are replaced in the step.
-                        let Subparts { starts, bad, open } = Self::subparts(v);
+                    Some(f) if whole && (f >= at + 3 || !open_before) => {
+                        // Nothing was open before the step, or the first
+                        // error is past its third byte, so the character
+                        // open before it ended well: the subparts are
+                        // replaced in the step.
+                        let Subparts { starts, bad, open } = Self::subparts(v, open_before);
                         // The character left open at the step's end (its
                         // lead goes out, decoded from the next bytes) is
                         // all the next step's check must see: the bytes
@@ -351,11 +352,11 @@ impl Utf16Avx2 {
     }
 
     /// Where the characters and maximal subparts of a whole step start
-    /// ([`ByteClasses::subparts`]); its first error is past its third
-    /// byte.
+    /// ([`ByteClasses::subparts`]): nothing is open before it, or its
+    /// first error is past its third byte.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn subparts(v: __m256i) -> Subparts {
+    fn subparts(v: __m256i, open_before: bool) -> Subparts {
         let mask = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32);
         // Unsigned `b ≥ x` is `max(b, x) == b`.
         let at_least = |x: u8| {
@@ -378,6 +379,6 @@ impl Utf16Avx2 {
             f0: is(0xF0),
             f4: is(0xF4),
         }
-        .subparts(STEP as u32)
+        .subparts(STEP as u32, open_before)
     }
 }

@@ -9,8 +9,8 @@
 //! the failing character's output, if it went out, is taken back; strict
 //! decoding stops there, lossy decoding writes one U+FFFD for the maximal
 //! subpart ([`fail_after`]) and goes on after it. Lossy decoding of a
-//! whole block whose first error is past its third byte does not stop at
-//! all: [`subparts`](Utf16Vbmi2::subparts) finds every maximal subpart in
+//! whole block with nothing open before it, or whose first error is past
+//! its third byte, does not stop at all: [`subparts`](Utf16Vbmi2::subparts) finds every maximal subpart in
 //! the block from its bytes alone, and the block decodes in one pass, each
 //! subpart's first lane a U+FFFD (one restart of the loop per error cost
 //! about as much as decoding a whole block again).
@@ -205,12 +205,14 @@ impl Utf16Vbmi2 {
                     prev_in_place = false;
                     continue 'blocks;
                 }
-                if LOSSY && real == u64::MAX && flag.is_some_and(|f| f >= at + 3) {
-                    // A whole block whose first error is past its third
-                    // byte, so the character open before it (if any)
-                    // ended well: its subparts are found and replaced in
+                let open_before = Avx512::incomplete(prev);
+                if LOSSY && real == u64::MAX && flag.is_some_and(|f| f >= at + 3 || !open_before) {
+                    // A whole block with nothing open before it, or whose
+                    // first error is past its third byte, so the
+                    // character open before it ended well: its subparts
+                    // are found and replaced in
                     // the block itself, not one restart of the loop each.
-                    let Subparts { starts, bad, open } = Self::subparts(v);
+                    let Subparts { starts, bad, open } = Self::subparts(v, open_before);
                     written += Self::decode_block::<true>(
                         bytes,
                         at,
@@ -552,11 +554,11 @@ impl Utf16Vbmi2 {
     }
 
     /// Where the characters and maximal subparts of a whole block start
-    /// ([`ByteClasses::subparts`]), for lossy decoding; the block's first
-    /// error is past its third byte.
+    /// ([`ByteClasses::subparts`]), for lossy decoding: nothing is open
+    /// before it, or its first error is past its third byte.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn subparts(v: V) -> Subparts {
+    fn subparts(v: V, open_before: bool) -> Subparts {
         let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
         let is = |b: u8| _mm512_cmpeq_epi8_mask(v, Avx512::splat(b));
         ByteClasses {
@@ -572,7 +574,7 @@ impl Utf16Vbmi2 {
             f0: is(0xF0),
             f4: is(0xF4),
         }
-        .subparts(N as u32)
+        .subparts(N as u32, open_before)
     }
 
     /// The block's bytes tagged ([`TAGGED_PAYLOAD`]), and, one byte per
