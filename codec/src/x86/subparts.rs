@@ -29,6 +29,62 @@ pub(super) struct ByteClasses {
     pub(super) f4: u64,
 }
 
+/// What the first bytes of a block are to the character open before it
+/// (if any), once the block's first error is known: [`Head::of`]; by
+/// default, nothing (no character open).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Head {
+    /// How many of the block's first bytes that character read (its
+    /// continuations: at most three), which start nothing.
+    pub(super) read: usize,
+    /// That character broke before its end (at the error): it is a
+    /// maximal subpart, from its lead (`lead`, whose code units went out
+    /// with the block before) to the error, one U+FFFD in their place.
+    pub(super) broke: Option<u8>,
+}
+
+impl Head {
+    /// The head of the block at `bytes[at..]` whose first error is at
+    /// `flag` (≥ `at`), the character open before it starting at most
+    /// three bytes back (the check's `incomplete` said one is open; a
+    /// byte that never occurs in UTF-8 counts as a lead here, as there,
+    /// and breaks at once: the check flags the byte after it).
+    #[inline]
+    pub(super) fn of(bytes: &[u8], at: usize, flag: usize) -> Self {
+        let Some(lead) = super::avx2::open_lead(bytes, at) else {
+            return Self {
+                read: 0,
+                broke: None,
+            };
+        };
+        let length = match bytes[lead] {
+            0xF0.. => 4,
+            0xE0.. => 3,
+            _ => 2,
+        };
+        let need = length - (at - lead);
+        if flag - at >= need {
+            Self {
+                read: need,
+                broke: None,
+            }
+        } else {
+            Self {
+                read: flag - at,
+                broke: Some(bytes[lead]),
+            }
+        }
+    }
+
+    /// The code units the broken character's lead went out as: one, two
+    /// for a lead from 0xF0 on (a surrogate pair, or F5..FF, which the
+    /// decoders treat alike).
+    #[inline]
+    pub(super) fn units_of(lead: u8) -> usize {
+        1 + usize::from(lead >= 0xF0)
+    }
+}
+
 /// [`ByteClasses::subparts`]'s answer for a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Subparts {
@@ -46,10 +102,8 @@ pub(super) struct Subparts {
 
 impl ByteClasses {
     /// Where the characters and subparts of a whole block of `width`
-    /// bytes start, when nothing is open before it (`open_before` false:
-    /// it starts at a boundary) or when its first error is past its third
-    /// byte (the continuation bytes that begin it, up to three, end the
-    /// character open before it).
+    /// bytes start, its first `head` bytes (at most three continuation
+    /// bytes: [`Head`]) belonging to the character open before it.
     ///
     /// A lead at `i` of a character of `n` bytes reads its continuations
     /// in turn while they are allowed: the second byte within the range
@@ -61,7 +115,7 @@ impl ByteClasses {
     /// C0, C1, F5..FF, and a continuation byte that no lead read, are a
     /// subpart each.
     #[inline(always)]
-    pub(super) fn subparts(self, width: u32, open_before: bool) -> Subparts {
+    pub(super) fn subparts(self, width: u32, head: usize) -> Subparts {
         let Self {
             cont,
             lead,
@@ -86,14 +140,7 @@ impl ByteClasses {
         let c1 = second & lead << 1;
         let c2 = cont & c1 << 1 & (l3 | l4) << 2;
         let c3 = cont & c2 << 1 & l4 << 3;
-        // The continuations that begin the block (at most three), when a
-        // character is open before it: they end it.
-        let head = if open_before {
-            cont & ((1u64 << (!cont).trailing_zeros().min(3)) - 1)
-        } else {
-            0
-        };
-        let read = c1 | c2 | c3 | head;
+        let read = c1 | c2 | c3 | ((1u64 << head) - 1);
         let whole = l2 & c1 >> 1 | l3 & c2 >> 2 | l4 & c3 >> 3;
         let last = 1u64 << (width - 1);
         let open = lead & last | (l3 | l4) & c1 >> 1 & last >> 1 | l4 & c2 >> 2 & last >> 2;
@@ -137,7 +184,7 @@ impl ByteClasses {
 
 #[cfg(test)]
 mod tests {
-    use super::{ByteClasses, Subparts};
+    use super::{ByteClasses, Head, Subparts};
 
     /// What a decoder reading from the block's start finds, by
     /// `core::str::from_utf8`'s errors (std, not this crate): each
@@ -196,7 +243,7 @@ mod tests {
                         for place in [12, 6] {
                             let mut block = [b'x'; 16];
                             block[place..place + 4].copy_from_slice(&[a, b, c, d]);
-                            let got = ByteClasses::of(&block).subparts(16, false);
+                            let got = ByteClasses::of(&block).subparts(16, 0);
                             assert_eq!(got, expected(&block), "{block:02x?}");
                         }
                     }
@@ -205,35 +252,75 @@ mod tests {
         }
     }
 
-    /// Continuations at the block's start end the character open before
-    /// it (up to three; the caller's check saw to that): they start
-    /// nothing, and what follows is judged from a boundary.
+    /// A character open before a block (its lead and the continuations it
+    /// read before the block, of every kind of lead), then each pair of
+    /// bytes at the block's start: `Head::of` against std's view of the
+    /// bytes from the lead. The check flags where a decoder reading from
+    /// the lead fails, `lead + error_len` (for a lead that never occurs,
+    /// the byte after it; for a character that ends well, some byte after
+    /// its end: the earliest is taken).
     #[test]
-    fn subparts_skip_the_continuations_that_begin_a_block() {
-        for head in 0..=3 {
-            for tail in [
-                &[0xE2, 0x82, 0xAC][..],
-                &[0xFF, 0x80],
-                &[0xC3, 0x41],
-                &[0xF0, 0x9F, 0x98],
-            ] {
-                let mut block = vec![0x80; head];
-                block.extend_from_slice(tail);
-                block.resize(32, b'y');
-                let got = ByteClasses::of(&block).subparts(32, true);
-                let mut want = expected(&block[head..]);
-                want.starts <<= head;
-                want.bad <<= head;
-                want.open <<= head;
-                assert_eq!(got, want, "{block:02x?}");
+    fn head_equals_std_for_every_open_character_and_next_bytes() {
+        let leads = [
+            0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xF0, 0xF1, 0xF4, 0xC0, 0xF5, 0xFF,
+        ];
+        let kinds = [
+            0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF,
+        ];
+        for lead in leads {
+            let length = match lead {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                _ => 2,
+            };
+            // The continuations read before the block: the lead's first
+            // allowed second byte, then 0x80s.
+            let second = match lead {
+                0xE0 => 0xA0,
+                0xF0 => 0x90,
+                _ => 0x80,
+            };
+            // A lead that never occurs is flagged on the byte after it:
+            // open before a block, it is the block before's last byte.
+            let most = if matches!(lead, 0xC0 | 0xF5..) {
+                1
+            } else {
+                length - 1
+            };
+            for before in 0..most {
+                let mut bytes = vec![b'x', lead];
+                bytes.extend((0..before).map(|k| if k == 0 { second } else { 0x80 }));
+                let at = bytes.len();
+                for a in kinds {
+                    for b in kinds {
+                        let mut bytes = bytes.clone();
+                        bytes.extend_from_slice(&[a, b, 0x80, 0x80, 0x80, 0x80, b'y']);
+                        let e = core::str::from_utf8(&bytes[1..]).unwrap_err();
+                        let want = if e.valid_up_to() > 0 {
+                            let read = length - 1 - before;
+                            let got = Head::of(&bytes, at, at + read);
+                            assert_eq!(got, Head { read, broke: None }, "{bytes:02x?}");
+                            continue;
+                        } else {
+                            let n = e.error_len().unwrap();
+                            (
+                                1 + n,
+                                Head {
+                                    read: 1 + n - at,
+                                    broke: Some(lead),
+                                },
+                            )
+                        };
+                        assert_eq!(Head::of(&bytes, at, want.0), want.1, "{bytes:02x?}");
+                    }
+                }
             }
         }
     }
 
     /// Random blocks of every width the kernels use, dense with errors,
-    /// cut anywhere at the end; from a boundary (std's view of them) with
-    /// nothing open before, and after an `a` with something open (the
-    /// head rule then has nothing to skip).
+    /// cut anywhere at the end, after 0 to 3 bytes that the character
+    /// before read.
     #[test]
     fn subparts_equal_std_on_random_blocks_of_every_width() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -255,15 +342,21 @@ mod tests {
             &[0xED, 0xA0, 0x80],
         ];
         for width in [16u32, 32, 64] {
-            for open_before in [false, true] {
-                for _ in 0..20_000 {
-                    let mut block = if open_before { vec![b'a'] } else { vec![] };
+            for head in 0..=3 {
+                for _ in 0..10_000 {
+                    // `head` continuations the character before read, then
+                    // bytes judged from a boundary, as std judges them.
+                    let mut block = vec![0x80; head];
                     while block.len() < width as usize {
                         block.extend_from_slice(pieces[(next() % 9) as usize]);
                     }
                     block.truncate(width as usize);
-                    let got = ByteClasses::of(&block).subparts(width, open_before);
-                    assert_eq!(got, expected(&block), "{block:02x?}");
+                    let got = ByteClasses::of(&block).subparts(width, head);
+                    let mut want = expected(&block[head..]);
+                    want.starts <<= head;
+                    want.bad <<= head;
+                    want.open <<= head;
+                    assert_eq!(got, want, "head {head}: {block:02x?}");
                 }
             }
         }

@@ -9,22 +9,23 @@
 //! * a step with no lead of a multi-byte character (ASCII with stray
 //!   bytes, nothing open before it) is widened, each stray byte a U+FFFD,
 //!   in a run with the ASCII steps around it;
-//! * a step with nothing open before it, or whose first error is past
-//!   its third byte (so the character open before it ended well), gets
-//!   its subparts from its bytes alone ([`ByteClasses::subparts`]) and is
-//!   decoded in one pass, each subpart's start a U+FFFD; a character its
-//!   end cuts is checked with the next step, as after any step.
+//! * any other whole step with an error gets its subparts from its bytes
+//!   alone ([`ByteClasses::subparts`]) and is decoded in one pass, each
+//!   subpart's start a U+FFFD, once [`Head`] has said which of its first
+//!   bytes the character open before it read (and, if that character
+//!   broke there, put one U+FFFD in place of its lead's units); a
+//!   character its end cuts is checked with the next step, as after any
+//!   step.
 //!
-//! Any other error (in the first three bytes of a step after a character
-//! left open, or in the last, partial step) stops the loop: the steps' output for the failing
-//! character is taken back, one U+FFFD written for its subpart
-//! ([`fail_after`]), and the loop goes on after it.
+//! An error in the last, partial step stops the loop: the steps' output
+//! for the failing character is taken back, one U+FFFD written for its
+//! subpart ([`fail_after`]), and the loop goes on after it.
 
 use super::decode::{Masks, STEP};
 use super::Utf16Avx2;
 use crate::x86::avx2::Avx2;
 use crate::x86::fail_after;
-use crate::x86::subparts::{ByteClasses, Subparts};
+use crate::x86::subparts::{ByteClasses, Head, Subparts};
 use crate::x86::utf16::DECODE_SLACK;
 use crate::REPLACEMENT;
 use core::arch::x86_64::*;
@@ -179,12 +180,21 @@ impl Utf16Avx2 {
                         prev_in_place = whole;
                         (Masks { starts, ..masks }, 0, None)
                     }
-                    Some(f) if whole && (f >= at + 3 || !open_before) => {
-                        // Nothing was open before the step, or the first
-                        // error is past its third byte, so the character
-                        // open before it ended well: the subparts are
-                        // replaced in the step.
-                        let Subparts { starts, bad, open } = Self::subparts(v, open_before);
+                    Some(f) if whole => {
+                        // The subparts are replaced in the step; first,
+                        // its bytes that the character open before it
+                        // read, and that character if it broke.
+                        let head = match open_before {
+                            false => Head::default(),
+                            true => Head::of(bytes, at, f),
+                        };
+                        if let Some(lead) = head.broke {
+                            // Its units went out last.
+                            written -= Head::units_of(lead);
+                            dst[written].write(REPLACEMENT as u16);
+                            written += 1;
+                        }
+                        let Subparts { starts, bad, open } = Self::subparts(v, head.read);
                         // The character left open at the step's end (its
                         // lead goes out, decoded from the next bytes) is
                         // all the next step's check must see: the bytes
@@ -352,11 +362,11 @@ impl Utf16Avx2 {
     }
 
     /// Where the characters and maximal subparts of a whole step start
-    /// ([`ByteClasses::subparts`]): nothing is open before it, or its
-    /// first error is past its third byte.
+    /// ([`ByteClasses::subparts`]), its first `head` bytes read by the
+    /// character open before it.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn subparts(v: __m256i, open_before: bool) -> Subparts {
+    fn subparts(v: __m256i, head: usize) -> Subparts {
         let mask = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32);
         // Unsigned `b ≥ x` is `max(b, x) == b`.
         let at_least = |x: u8| {
@@ -379,6 +389,6 @@ impl Utf16Avx2 {
             f0: is(0xF0),
             f4: is(0xF4),
         }
-        .subparts(STEP as u32, open_before)
+        .subparts(STEP as u32, head)
     }
 }

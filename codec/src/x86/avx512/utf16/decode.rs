@@ -9,11 +9,13 @@
 //! the failing character's output, if it went out, is taken back; strict
 //! decoding stops there, lossy decoding writes one U+FFFD for the maximal
 //! subpart ([`fail_after`]) and goes on after it. Lossy decoding of a
-//! whole block with nothing open before it, or whose first error is past
-//! its third byte, does not stop at all: [`subparts`](Utf16Vbmi2::subparts) finds every maximal subpart in
-//! the block from its bytes alone, and the block decodes in one pass, each
-//! subpart's first lane a U+FFFD (one restart of the loop per error cost
-//! about as much as decoding a whole block again).
+//! whole block with an error does not stop at all:
+//! [`subparts`](Utf16Vbmi2::subparts) finds every maximal subpart in the
+//! block from its bytes alone (once [`Head`] has said which of its first
+//! bytes the character open before it read, and replaced that character
+//! if it broke there), and the block decodes in one pass, each subpart's
+//! first lane a U+FFFD (one restart of the loop per error cost about as
+//! much as decoding a whole block again).
 //!
 //! A block's characters become code units in one of three ways:
 //!
@@ -35,7 +37,7 @@ use super::super::vbmi::{BACK, IOTA, LENGTH, SPREAD, TAGGED_PAYLOAD};
 use super::super::{Avx512, N, V};
 use super::{splat16, splat32, Utf16Vbmi2};
 use crate::x86::fail_after;
-use crate::x86::subparts::{ByteClasses, Subparts};
+use crate::x86::subparts::{ByteClasses, Head, Subparts};
 use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -205,14 +207,22 @@ impl Utf16Vbmi2 {
                     prev_in_place = false;
                     continue 'blocks;
                 }
-                let open_before = Avx512::incomplete(prev);
-                if LOSSY && real == u64::MAX && flag.is_some_and(|f| f >= at + 3 || !open_before) {
-                    // A whole block with nothing open before it, or whose
-                    // first error is past its third byte, so the
-                    // character open before it ended well: its subparts
-                    // are found and replaced in
-                    // the block itself, not one restart of the loop each.
-                    let Subparts { starts, bad, open } = Self::subparts(v, open_before);
+                if let Some(f) = flag.filter(|_| LOSSY && real == u64::MAX) {
+                    // A whole block with an error: its subparts are found
+                    // and replaced in the block itself, not one restart of
+                    // the loop each; first, its bytes that the character
+                    // open before it read, and that character if it broke.
+                    let head = match Avx512::incomplete(prev) {
+                        false => Head::default(),
+                        true => Head::of(bytes, at, f),
+                    };
+                    if let Some(lead) = head.broke {
+                        // Its units went out last.
+                        written -= Head::units_of(lead);
+                        dst[written].write(REPLACEMENT as u16);
+                        written += 1;
+                    }
+                    let Subparts { starts, bad, open } = Self::subparts(v, head.read);
                     written += Self::decode_block::<true>(
                         bytes,
                         at,
@@ -554,11 +564,11 @@ impl Utf16Vbmi2 {
     }
 
     /// Where the characters and maximal subparts of a whole block start
-    /// ([`ByteClasses::subparts`]), for lossy decoding: nothing is open
-    /// before it, or its first error is past its third byte.
+    /// ([`ByteClasses::subparts`]), for lossy decoding, its first `head`
+    /// bytes read by the character open before it.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn subparts(v: V, open_before: bool) -> Subparts {
+    fn subparts(v: V, head: usize) -> Subparts {
         let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
         let is = |b: u8| _mm512_cmpeq_epi8_mask(v, Avx512::splat(b));
         ByteClasses {
@@ -574,7 +584,7 @@ impl Utf16Vbmi2 {
             f0: is(0xF0),
             f4: is(0xF4),
         }
-        .subparts(N as u32, open_before)
+        .subparts(N as u32, head)
     }
 
     /// The block's bytes tagged ([`TAGGED_PAYLOAD`]), and, one byte per
