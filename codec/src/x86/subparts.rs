@@ -3,7 +3,12 @@
 //! decoders to UTF-16 use to put a U+FFFD in each subpart's lane instead
 //! of stopping at each error. Mask arithmetic only, the same for every
 //! block width: each ISA classifies its block's bytes ([`ByteClasses`]),
-//! and [`ByteClasses::subparts`] does the rest.
+//! and [`ByteClasses::subparts`] does the rest. Around it, what those
+//! decoders share for the errors a block's own bytes cannot settle:
+//! [`Head`], [`units_of_leads`] and [`replace_subpart`].
+
+use crate::{Utf8Error, REPLACEMENT};
+use core::mem::MaybeUninit;
 
 /// Bit `i` of each mask says what byte `i` of a block is (bits from the
 /// block's width on are zero).
@@ -75,14 +80,41 @@ impl Head {
             }
         }
     }
+}
 
-    /// The code units the broken character's lead went out as: one, two
-    /// for a lead from 0xF0 on (a surrogate pair, or F5..FF, which the
-    /// decoders treat alike).
-    #[inline]
-    pub(super) fn units_of(lead: u8) -> usize {
-        1 + usize::from(lead >= 0xF0)
+/// The code units the leads among `bytes` went out as, to be taken back:
+/// one a lead, two from 0xF0 on (a surrogate pair, or F5..FF, which the
+/// decoders treat alike); continuation bytes, none.
+#[inline]
+pub(super) fn units_of_leads(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .filter(|&&b| b & 0xC0 != 0x80)
+        .map(|&b| 1 + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// Lossy decoding's answer to the error `e`, once the failing
+/// character's output is taken back ([`units_of_leads`]): one U+FFFD for
+/// its maximal subpart at `dst[written]`, and one for each lone byte after
+/// it (C0, C1, F5..FF and stray continuation bytes: subparts of their
+/// own). Returns where decoding goes on (nothing open before it) and the
+/// new count of units. An incomplete sequence runs to the end.
+#[inline]
+pub(super) fn replace_subpart(
+    bytes: &[u8],
+    e: Utf8Error,
+    dst: &mut [MaybeUninit<u16>],
+    written: usize,
+) -> (usize, usize) {
+    let at = e
+        .error_len()
+        .map_or(bytes.len(), |n| e.valid_up_to() + usize::from(n));
+    let lone = crate::validate::lone_run(bytes, at);
+    for unit in &mut dst[written..written + 1 + lone] {
+        unit.write(REPLACEMENT as u16);
     }
+    (at + lone, written + 1 + lone)
 }
 
 /// [`ByteClasses::subparts`]'s answer for a block.

@@ -25,7 +25,7 @@ use super::decode::{Masks, STEP};
 use super::Utf16Avx2;
 use crate::x86::avx2::Avx2;
 use crate::x86::fail_after;
-use crate::x86::subparts::{ByteClasses, Head, Subparts};
+use crate::x86::subparts::{replace_subpart, units_of_leads, ByteClasses, Head, Subparts};
 use crate::x86::utf16::DECODE_SLACK;
 use crate::REPLACEMENT;
 use core::arch::x86_64::*;
@@ -190,7 +190,7 @@ impl Utf16Avx2 {
                         };
                         if let Some(lead) = head.broke {
                             // Its units went out last.
-                            written -= Head::units_of(lead);
+                            written -= units_of_leads(&[lead]);
                             dst[written].write(REPLACEMENT as u16);
                             written += 1;
                         }
@@ -229,21 +229,8 @@ impl Utf16Avx2 {
             let start = e.valid_up_to();
             // The failing character's lead went out (the bytes from it to
             // `at` are its continuations): take back its one or two units.
-            written -= bytes[start..at]
-                .iter()
-                .filter(|&&b| b & 0xC0 != 0x80)
-                .map(|&b| 1 + usize::from(b >= 0xF0))
-                .sum::<usize>();
-            dst[written].write(REPLACEMENT as u16);
-            written += 1;
-            // An incomplete sequence runs to the end; the lone bytes after
-            // a subpart are subparts too, one U+FFFD each.
-            at = e.error_len().map_or(len, |n| start + usize::from(n));
-            let lone = crate::validate::lone_run(bytes, at);
-            for unit in &mut dst[written..written + lone] {
-                unit.write(REPLACEMENT as u16);
-            }
-            (at, written) = (at + lone, written + lone);
+            written -= units_of_leads(&bytes[start..at]);
+            (at, written) = replace_subpart(bytes, e, dst, written);
             floor = at;
             prev = _mm256_setzero_si256();
             prev_in_place = false;

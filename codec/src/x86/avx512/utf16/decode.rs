@@ -37,7 +37,7 @@ use super::super::vbmi::{BACK, IOTA, LENGTH, SPREAD, TAGGED_PAYLOAD};
 use super::super::{Avx512, N, V};
 use super::{splat16, splat32, Utf16Vbmi2};
 use crate::x86::fail_after;
-use crate::x86::subparts::{ByteClasses, Head, Subparts};
+use crate::x86::subparts::{replace_subpart, units_of_leads, ByteClasses, Head, Subparts};
 use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -218,7 +218,7 @@ impl Utf16Vbmi2 {
                     };
                     if let Some(lead) = head.broke {
                         // Its units went out last.
-                        written -= Head::units_of(lead);
+                        written -= units_of_leads(&[lead]);
                         dst[written].write(REPLACEMENT as u16);
                         written += 1;
                     }
@@ -277,26 +277,13 @@ impl Utf16Vbmi2 {
             let start = e.valid_up_to();
             // The failing character's lead went out (the bytes from it to
             // `at` are its continuations): take back its one or two units.
-            written -= bytes[start..at]
-                .iter()
-                .filter(|&&b| b & 0xC0 != 0x80)
-                .map(|&b| 1 + usize::from(b >= 0xF0))
-                .sum::<usize>();
+            written -= units_of_leads(&bytes[start..at]);
             if !LOSSY {
                 // SAFETY: as above; the take-back only shortens.
                 unsafe { out.set_len(base + written) };
                 return Verdict::pack(Err(e));
             }
-            dst[written].write(REPLACEMENT as u16);
-            written += 1;
-            // An incomplete sequence runs to the end; the lone bytes after
-            // a subpart are subparts too, one U+FFFD each.
-            at = e.error_len().map_or(len, |n| start + usize::from(n));
-            let lone = crate::validate::lone_run(bytes, at);
-            for unit in &mut dst[written..written + lone] {
-                unit.write(REPLACEMENT as u16);
-            }
-            (at, written) = (at + lone, written + lone);
+            (at, written) = replace_subpart(bytes, e, dst, written);
             floor = at;
             prev = Avx512::zero();
             prev_in_place = false;
