@@ -45,8 +45,8 @@
 //! (checked: validate and decode in one pass on the SIMD kernels; the
 //! scalar one validates, then decodes), decoder of well-formed text and
 //! encoder, and — for AVX-512 and AVX2 — a one-pass lossy decoder to
-//! UTF-8 (and for AVX-512 one to UTF-32, for AVX-512 with VBMI2 and AVX2
-//! one to UTF-16). Everything else
+//! UTF-8 (and for AVX-512 one to UTF-32); AVX-512 with VBMI2, AVX2 and
+//! SSE4.1 have one to UTF-16. Everything else
 //! is written once on top of those: the streaming decoder, and lossy
 //! decoding on the kernels without their own, run the
 //! `engine` (check a span with the kernel, hand the well-formed

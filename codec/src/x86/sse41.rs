@@ -157,6 +157,28 @@ impl Sse41 {
         Self::any(_mm_subs_epu8(v, Self::load(&INCOMPLETE_MAX)))
     }
 
+    /// The bytes of `block` that can start a well-formed multi-byte character
+    /// (C2..=F4, RFC 3629 §4).
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn multi_byte_leads(block: V) -> u16 {
+        // `pcmpgtb` compares bytes as signed: `b - 0x42` (wrapping) moves
+        // C2..=F4 to -128..=-78, the only bytes below -77.
+        let moved = _mm_sub_epi8(block, Self::splat(0x42));
+        _mm_movemask_epi8(_mm_cmpgt_epi8(Self::splat(0xB3), moved)) as u16
+    }
+
+    /// The bytes of `block` that never occur in UTF-8 and continue nothing
+    /// (C0, C1, F5..=FF).
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn never_leads(block: V) -> u16 {
+        let c0_c1 = _mm_cmpeq_epi8(_mm_and_si128(block, Self::splat(0xFE)), Self::splat(0xC0));
+        // `max(b, F5) == b` is `b >= F5` for unsigned bytes.
+        let f5_ff = _mm_cmpeq_epi8(_mm_max_epu8(block, Self::splat(0xF5)), block);
+        _mm_movemask_epi8(_mm_or_si128(c0_c1, f5_ff)) as u16
+    }
+
     /// No `window16` for 4-byte characters: they take [`super::shuffle`]'s
     /// table steps.
     const ALL_LENGTHS: bool = false;

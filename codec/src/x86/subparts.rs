@@ -133,6 +133,31 @@ pub(super) struct Subparts {
 }
 
 impl ByteClasses {
+    /// The classes of a block from an ISA's compares: `at_least(x)`, its
+    /// bytes ≥ `x` (unsigned); `is(x)`, its bytes equal to `x`; and its
+    /// `lead` and `never` masks (as the stray-byte paths tell them apart).
+    #[inline(always)]
+    pub(super) fn from_compares(
+        at_least: impl Fn(u8) -> u64,
+        is: impl Fn(u8) -> u64,
+        lead: u64,
+        never: u64,
+    ) -> Self {
+        Self {
+            cont: at_least(0x80) & !at_least(0xC0),
+            lead,
+            never,
+            ge_90: at_least(0x90),
+            ge_a0: at_least(0xA0),
+            ge_e0: at_least(0xE0),
+            ge_f0: at_least(0xF0),
+            e0: is(0xE0),
+            ed: is(0xED),
+            f0: is(0xF0),
+            f4: is(0xF4),
+        }
+    }
+
     /// Where the characters and subparts of a whole block of `width`
     /// bytes start, its first `head` bytes (at most three continuation
     /// bytes: [`Head`]) belonging to the character open before it.

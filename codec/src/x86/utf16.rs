@@ -134,22 +134,21 @@ pub(super) unsafe fn decode_valid(
 ///   returns how many bytes that is;
 /// * `tail(&[u8], &mut [MaybeUninit<u16>]) -> usize`: decodes the
 ///   characters that start in well-formed text's last bytes (fewer than
-///   a step); returns how many units it stored.
-///
-/// `$decode_step`, a closure `(&[u8; STEP + 3], V, &mut
-/// [MaybeUninit<u16>]) -> usize`, decodes the characters that start in a
-/// step that is not all ASCII (the 3 bytes after it hold the
-/// continuations of those that start near its end); returns how many
-/// units it stored (it may store garbage after them, up to 24 units in
-/// all). (A closure rather than a function: each loop then has its own
-/// copy, called once, which the compiler inlines; a function called from
-/// both was not, nor what it calls.)
+///   a step); returns how many units it stored;
+/// * `strict_step::<CHECK>(&[u8; STEP + 3], V, &mut [MaybeUninit<u16>])
+///   -> usize`: decodes the characters that start in a step that is not
+///   all ASCII (the 3 bytes after it hold the continuations of those that
+///   start near its end); returns how many units it stored (it may store
+///   garbage after them, up to 24 units in all). Generic over the loop's
+///   `CHECK` so that each loop has its own copy, called once, which the
+///   compiler inlines; one function called from both loops was not, nor
+///   what it calls.
 ///
 /// `$isa` (whose registers are a step wide) gives `load`, `is_ascii`,
 /// `zero` and the validator's `validate`, `errors`, `errors_in_place`,
 /// `incomplete` and `any`.
 macro_rules! utf16_decoder {
-    ($isa:ident, $features:literal, $step:expr, $decode_step:expr) => {
+    ($isa:ident, $features:literal, $step:expr) => {
         /// Checks `bytes` and decodes them: appends the UTF-16 of the
         /// longest well-formed prefix to `out`, and returns the
         /// validator's verdict.
@@ -208,9 +207,6 @@ macro_rules! utf16_decoder {
             dst: &mut [core::mem::MaybeUninit<u16>],
         ) -> (usize, usize) {
             const STEP_BYTES: usize = $step;
-            // Written where the macro is called: a closure, so each loop
-            // gets its own copy, called once, which the compiler inlines.
-            let decode_step = $decode_step;
             let (mut at, mut written) = (0, 0);
             let len = bytes.len();
             // The last step, when fewer than 3 bytes follow it, zero-padded.
@@ -262,7 +258,7 @@ macro_rules! utf16_decoder {
                     }
                     prev = v;
                 }
-                written += decode_step(window, v, &mut dst[written..]);
+                written += Self::strict_step::<CHECK>(window, v, &mut dst[written..]);
                 at += STEP_BYTES;
             }
             (at, written)

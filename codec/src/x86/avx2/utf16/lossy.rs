@@ -363,19 +363,8 @@ impl Utf16Avx2 {
             ))
         };
         let is = |x: u8| mask(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(x as i8)));
-        ByteClasses {
-            cont: at_least(0x80) & !at_least(0xC0),
-            lead: u64::from(Avx2::multi_byte_leads(v)),
-            never: u64::from(Avx2::never_leads(v)),
-            ge_90: at_least(0x90),
-            ge_a0: at_least(0xA0),
-            ge_e0: at_least(0xE0),
-            ge_f0: at_least(0xF0),
-            e0: is(0xE0),
-            ed: is(0xED),
-            f0: is(0xF0),
-            f4: is(0xF4),
-        }
-        .subparts(STEP as u32, head)
+        let (lead, never) = (Avx2::multi_byte_leads(v), Avx2::never_leads(v));
+        ByteClasses::from_compares(at_least, is, u64::from(lead), u64::from(never))
+            .subparts(STEP as u32, head)
     }
 }

@@ -558,20 +558,8 @@ impl Utf16Vbmi2 {
     fn subparts(v: V, head: usize) -> Subparts {
         let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
         let is = |b: u8| _mm512_cmpeq_epi8_mask(v, Avx512::splat(b));
-        ByteClasses {
-            cont: at_least(0x80) & !at_least(0xC0),
-            lead: Avx512::multi_byte_leads(v),
-            never: Avx512::never_leads(v),
-            ge_90: at_least(0x90),
-            ge_a0: at_least(0xA0),
-            ge_e0: at_least(0xE0),
-            ge_f0: at_least(0xF0),
-            e0: is(0xE0),
-            ed: is(0xED),
-            f0: is(0xF0),
-            f4: is(0xF4),
-        }
-        .subparts(N as u32, head)
+        let (lead, never) = (Avx512::multi_byte_leads(v), Avx512::never_leads(v));
+        ByteClasses::from_compares(at_least, is, lead, never).subparts(N as u32, head)
     }
 
     /// The block's bytes tagged ([`TAGGED_PAYLOAD`]), and, one byte per
