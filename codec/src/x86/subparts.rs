@@ -82,6 +82,32 @@ impl Head {
     }
 }
 
+/// [`Head::of`] of the block at `bytes[at..]` whose first error is at
+/// `flag` if a character is open before it (`open`, the check's
+/// `incomplete`), else nothing; if that character broke, its lead's units
+/// (the last of `dst[..written]`) give way to one U+FFFD. Returns how
+/// many of the block's first bytes it read, and the new count of units.
+#[inline]
+pub(super) fn settle_head(
+    bytes: &[u8],
+    at: usize,
+    flag: usize,
+    open: bool,
+    dst: &mut [MaybeUninit<u16>],
+    mut written: usize,
+) -> (usize, usize) {
+    let head = match open {
+        false => Head::default(),
+        true => Head::of(bytes, at, flag),
+    };
+    if let Some(lead) = head.broke {
+        written -= units_of_leads(&[lead]);
+        dst[written].write(REPLACEMENT as u16);
+        written += 1;
+    }
+    (head.read, written)
+}
+
 /// The code units the leads among `bytes` went out as, to be taken back:
 /// one a lead, two from 0xF0 on (a surrogate pair, or F5..FF, which the
 /// decoders treat alike); continuation bytes, none.

@@ -25,7 +25,7 @@ use super::decode::{Masks, STEP};
 use super::Utf16Avx2;
 use crate::x86::avx2::Avx2;
 use crate::x86::fail_after;
-use crate::x86::subparts::{replace_subpart, units_of_leads, ByteClasses, Head, Subparts};
+use crate::x86::subparts::{replace_subpart, settle_head, units_of_leads, ByteClasses, Subparts};
 use crate::x86::utf16::DECODE_SLACK;
 use crate::REPLACEMENT;
 use core::arch::x86_64::*;
@@ -184,17 +184,9 @@ impl Utf16Avx2 {
                         // The subparts are replaced in the step; first,
                         // its bytes that the character open before it
                         // read, and that character if it broke.
-                        let head = match open_before {
-                            false => Head::default(),
-                            true => Head::of(bytes, at, f),
-                        };
-                        if let Some(lead) = head.broke {
-                            // Its units went out last.
-                            written -= units_of_leads(&[lead]);
-                            dst[written].write(REPLACEMENT as u16);
-                            written += 1;
-                        }
-                        let Subparts { starts, bad, open } = Self::subparts(v, head.read);
+                        let read;
+                        (read, written) = settle_head(bytes, at, f, open_before, dst, written);
+                        let Subparts { starts, bad, open } = Self::subparts(v, read);
                         // The character left open at the step's end (its
                         // lead goes out, decoded from the next bytes) is
                         // all the next step's check must see: the bytes

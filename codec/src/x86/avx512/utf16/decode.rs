@@ -37,7 +37,7 @@ use super::super::vbmi::{BACK, IOTA, LENGTH, SPREAD, TAGGED_PAYLOAD};
 use super::super::{Avx512, N, V};
 use super::{splat16, splat32, Utf16Vbmi2};
 use crate::x86::fail_after;
-use crate::x86::subparts::{replace_subpart, units_of_leads, ByteClasses, Head, Subparts};
+use crate::x86::subparts::{replace_subpart, settle_head, units_of_leads, ByteClasses, Subparts};
 use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -212,17 +212,10 @@ impl Utf16Vbmi2 {
                     // and replaced in the block itself, not one restart of
                     // the loop each; first, its bytes that the character
                     // open before it read, and that character if it broke.
-                    let head = match Avx512::incomplete(prev) {
-                        false => Head::default(),
-                        true => Head::of(bytes, at, f),
-                    };
-                    if let Some(lead) = head.broke {
-                        // Its units went out last.
-                        written -= units_of_leads(&[lead]);
-                        dst[written].write(REPLACEMENT as u16);
-                        written += 1;
-                    }
-                    let Subparts { starts, bad, open } = Self::subparts(v, head.read);
+                    let read;
+                    (read, written) =
+                        settle_head(bytes, at, f, Avx512::incomplete(prev), dst, written);
+                    let Subparts { starts, bad, open } = Self::subparts(v, read);
                     written += Self::decode_block::<true>(
                         bytes,
                         at,
