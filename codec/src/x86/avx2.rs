@@ -808,6 +808,39 @@ impl Avx2 {
         _mm256_movemask_epi8(v) as Mask
     }
 
+    /// The bytes of `v` at `x` and above (unsigned).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn at_least_mask(v: V, x: u8) -> Mask {
+        // `max(b, x) == b` is `b >= x` for unsigned bytes.
+        Self::non_ascii_mask(_mm256_cmpeq_epi8(_mm256_max_epu8(v, Self::splat(x)), v))
+    }
+
+    /// The bytes of `v` equal to `x`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn eq_mask(v: V, x: u8) -> Mask {
+        Self::non_ascii_mask(_mm256_cmpeq_epi8(v, Self::splat(x)))
+    }
+
+    /// `v` with its bytes before `at` (≤ 32) zeroed.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn keep_from(v: V, at: usize) -> V {
+        const INDEX: [u8; N] = {
+            let mut t = [0; N];
+            let mut i = 0;
+            while i < N {
+                t[i] = i as u8;
+                i += 1;
+            }
+            t
+        };
+        // Index ≥ at, as signed bytes (both below 64).
+        let keep = _mm256_cmpgt_epi8(Self::load(&INDEX), Self::splat((at as u8).wrapping_sub(1)));
+        _mm256_and_si256(v, keep)
+    }
+
     /// The bytes of `block` that can start a well-formed multi-byte character
     /// (C2..=F4, RFC 3629 §4).
     #[target_feature(enable = "avx2")]

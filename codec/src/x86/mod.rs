@@ -62,6 +62,7 @@ pub(super) mod shuffle;
 pub(super) mod sse41;
 pub(super) mod subparts;
 mod utf16;
+mod utf16_lossy;
 
 /// An instruction set the shared code is written for, implemented by its
 /// zero-sized type: the types of its operations. The operations are the

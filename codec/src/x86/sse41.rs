@@ -157,6 +157,40 @@ impl Sse41 {
         Self::any(_mm_subs_epu8(v, Self::load(&INCOMPLETE_MAX)))
     }
 
+    /// The bytes of `v` at 0x80 and above.
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn non_ascii_mask(v: V) -> u16 {
+        _mm_movemask_epi8(v) as u16
+    }
+
+    /// The bytes of `v` at `x` and above (unsigned).
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn at_least_mask(v: V, x: u8) -> u16 {
+        // `max(b, x) == b` is `b >= x` for unsigned bytes.
+        Self::non_ascii_mask(_mm_cmpeq_epi8(_mm_max_epu8(v, Self::splat(x)), v))
+    }
+
+    /// The bytes of `v` equal to `x`.
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn eq_mask(v: V, x: u8) -> u16 {
+        Self::non_ascii_mask(_mm_cmpeq_epi8(v, Self::splat(x)))
+    }
+
+    /// `v` with its bytes before `at` (≤ 16) zeroed.
+    #[target_feature(enable = "ssse3,sse4.1")]
+    #[inline]
+    fn keep_from(v: V, at: usize) -> V {
+        let index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        // Index ≥ at, as signed bytes (both below 64).
+        _mm_and_si128(
+            v,
+            _mm_cmpgt_epi8(index, Self::splat((at as u8).wrapping_sub(1))),
+        )
+    }
+
     /// The bytes of `block` that can start a well-formed multi-byte character
     /// (C2..=F4, RFC 3629 §4).
     #[target_feature(enable = "ssse3,sse4.1")]
