@@ -96,6 +96,20 @@ impl Masks<u32> {
     }
 }
 
+/// Which caller a copy of [`group`](Utf16Avx2::group) is for (its `COPY`
+/// parameter): only so that the lossy loop's steps that pass and those
+/// with subparts each have their own copy, called from one place, which
+/// the compiler inlines there, apart from the strict loops' (a copy
+/// shared with a third caller was inlined into none of them).
+pub(super) mod copy {
+    /// The strict loops and the last bytes of well-formed text.
+    pub(in super::super) const STRICT: u8 = 0;
+    /// The lossy loop's steps that passed the check.
+    pub(in super::super) const LOSSY_PASSED: u8 = 1;
+    /// The lossy loop's steps with subparts, out of line.
+    pub(in super::super) const LOSSY_FLAGGED: u8 = 2;
+}
+
 /// Stores the 16 code units of `v` at the start of `dst`.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -299,8 +313,13 @@ impl Utf16Avx2 {
                     three: (three >> (GROUP * h)) as u16,
                     four: (four >> (GROUP * h)) as u16,
                 };
-                written +=
-                    Self::group_at::<false>(window, GROUP * h, masks, 0, &mut dst[written..]);
+                written += Self::group_at::<false, { copy::STRICT }>(
+                    window,
+                    GROUP * h,
+                    masks,
+                    0,
+                    &mut dst[written..],
+                );
             }
             at += STEP;
         }
@@ -362,7 +381,13 @@ impl Utf16Avx2 {
                     & !four,
                 four,
             };
-            written += Self::group_at::<false>(&padded, from, masks, 0, &mut dst[written..]);
+            written += Self::group_at::<false, { copy::STRICT }>(
+                &padded,
+                from,
+                masks,
+                0,
+                &mut dst[written..],
+            );
             from += GROUP;
         }
         written
@@ -380,14 +405,14 @@ impl Utf16Avx2 {
         bad: u16,
         dst: &mut [MaybeUninit<u16>],
     ) -> usize {
-        Self::group_at::<true>(bytes, from, masks, bad, dst)
+        Self::group_at::<true, { copy::LOSSY_FLAGGED }>(bytes, from, masks, bad, dst)
     }
 
     /// [`group`](Self::group) of the 16 bytes of `bytes` from `from` (and
     /// the 3 after them), into the front of `dst`.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    pub(super) fn group_at<const SUBPARTS: bool>(
+    pub(super) fn group_at<const SUBPARTS: bool, const COPY: u8>(
         bytes: &[u8],
         from: usize,
         masks: Masks<u16>,
@@ -399,7 +424,7 @@ impl Utf16Avx2 {
             .expect("a group and 3 bytes");
         let room: &mut [MaybeUninit<u16>; ROOM] =
             (&mut dst[..ROOM]).try_into().expect("a group's room");
-        Self::group::<SUBPARTS>(group, masks, bad, room)
+        Self::group::<SUBPARTS, COPY>(group, masks, bad, room)
     }
 
     /// Decodes the characters that start in the first 16 of `bytes` (the
@@ -410,7 +435,7 @@ impl Utf16Avx2 {
     /// path: an F8 among Latin text is no 4-byte lead).
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn group<const SUBPARTS: bool>(
+    fn group<const SUBPARTS: bool, const COPY: u8>(
         bytes: &[u8; GROUP + 3],
         masks: Masks<u16>,
         bad: u16,

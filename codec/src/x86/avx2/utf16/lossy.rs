@@ -2,7 +2,7 @@
 //! steps and the strict decoder's groups: the loop is
 //! [`utf16_lossy_decoder!`]'s; here are the steps it calls.
 
-use super::decode::{Masks, STEP};
+use super::decode::{copy, Masks, STEP};
 use super::Utf16Avx2;
 use crate::x86::avx2::Avx2;
 use crate::x86::utf16_lossy::utf16_lossy_decoder;
@@ -81,7 +81,13 @@ impl Utf16Avx2 {
                 three: (three >> (16 * h)) as u16,
                 four: (masks.four >> (16 * h)) as u16,
             };
-            written += Self::group_at::<true>(window, 16 * h, group, 0, &mut dst[written..]);
+            written += Self::group_at::<true, { copy::LOSSY_PASSED }>(
+                window,
+                16 * h,
+                group,
+                0,
+                &mut dst[written..],
+            );
         }
         written
     }
