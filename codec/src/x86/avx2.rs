@@ -750,6 +750,14 @@ unsafe fn window16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 
 /// any.
 #[inline]
 pub(super) fn open_lead(bytes: &[u8], at: usize) -> Option<usize> {
+    open_char(bytes, at).map(|(lead, _)| lead)
+}
+
+/// [`open_lead`], and how many bytes from `at` on that character still
+/// needs (by its lead's length: a byte from 0xF0 on counts as a 4-byte
+/// lead, from 0xC0 on as a 2-byte one).
+#[inline]
+pub(super) fn open_char(bytes: &[u8], at: usize) -> Option<(usize, usize)> {
     for k in 1..=at.min(3) {
         let byte = bytes[at - k];
         if byte < 0x80 {
@@ -763,7 +771,7 @@ pub(super) fn open_lead(bytes: &[u8], at: usize) -> Option<usize> {
             } else {
                 2
             };
-            return (length > k).then_some(at - k);
+            return (length > k).then_some((at - k, length - k));
         }
     }
     None

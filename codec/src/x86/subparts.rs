@@ -56,18 +56,9 @@ impl Head {
     /// and breaks at once: the check flags the byte after it).
     #[inline]
     pub(super) fn of(bytes: &[u8], at: usize, flag: usize) -> Self {
-        let Some(lead) = super::avx2::open_lead(bytes, at) else {
-            return Self {
-                read: 0,
-                broke: None,
-            };
+        let Some((lead, need)) = super::avx2::open_char(bytes, at) else {
+            return Self::default();
         };
-        let length = match bytes[lead] {
-            0xF0.. => 4,
-            0xE0.. => 3,
-            _ => 2,
-        };
-        let need = length - (at - lead);
         if flag - at >= need {
             Self {
                 read: need,

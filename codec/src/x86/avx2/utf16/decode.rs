@@ -328,20 +328,21 @@ impl Utf16Avx2 {
 
     /// Decodes the characters `masks` says start in the step at the front
     /// of `window` (the 3 bytes after it hold the continuations of those
-    /// that start near its end) into the front of `dst` (which takes 24
-    /// units past them); returns how many code units that is. A step of
-    /// 3-byte characters only (CJK text) is decoded whole, any other as
-    /// two groups.
+    /// that start near its end), each start `bad` marks one U+FFFD, into
+    /// the front of `dst` (which takes 24 units past them); returns how
+    /// many code units that is: the lossy loop's steps with an error. A
+    /// step of 3-byte characters only (CJK text) with no subpart is decoded
+    /// whole, any other as two groups, out of line.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    pub(super) fn decode_step<const SUBPARTS: bool>(
+    pub(super) fn decode_step(
         window: &[u8; STEP + 3],
         masks: Masks<u32>,
         bad: u32,
         dst: &mut [MaybeUninit<u16>],
     ) -> usize {
         let Masks { starts, three, .. } = masks;
-        if (!SUBPARTS || bad == 0) && starts != 0 && starts & !three == 0 {
+        if bad == 0 && starts != 0 && starts & !three == 0 {
             // 3-byte characters only (CJK text), 10 or 11 of them.
             let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
             Self::step_of_threes(window, starts, to);

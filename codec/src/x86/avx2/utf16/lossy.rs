@@ -50,7 +50,7 @@ impl Utf16Avx2 {
             starts,
             ..Masks::of(v, non_ascii)
         };
-        Self::decode_step::<true>(window, masks, bad, dst)
+        Self::decode_step(window, masks, bad, dst)
     }
 
     /// Decodes the step `v` that passed its check (`non_ascii` its

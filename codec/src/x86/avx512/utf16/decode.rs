@@ -13,9 +13,9 @@
 //! [`subparts`](Utf16Vbmi2::subparts) finds every maximal subpart in the
 //! block from its bytes alone (once [`settle_head`] has said which of
 //! its first bytes the character open before it read, and replaced that
-//! character if it broke there), and the block decodes in one pass, each subpart's
-//! first lane a U+FFFD (one restart of the loop per error cost about as
-//! much as decoding a whole block again).
+//! character if it broke there), and the block decodes in one pass, each
+//! subpart's first lane a U+FFFD (one restart of the loop per error cost
+//! about as much as decoding a whole block again).
 //!
 //! A block's characters become code units in one of three ways:
 //!
