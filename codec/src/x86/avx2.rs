@@ -217,6 +217,10 @@ impl Avx2 {
     fn decode_long(bytes: &[u8], out: &mut Vec<u32>) -> crate::Verdict {
         let at = Self::decode_fixed::<true>(bytes, out);
         let rest = &bytes[at..];
+        if rest.is_empty() {
+            // An ASCII run to the end (checked by itself).
+            return crate::Verdict::WELL_FORMED;
+        }
         let verdict = Self::validate(rest);
         if verdict.is_ok() {
             // SAFETY: `verdict` is this kernel's validation of `rest`.
@@ -246,6 +250,9 @@ impl Avx2 {
     #[inline(never)]
     fn decode_valid_long(text: &str, out: &mut Vec<u32>) {
         let at = Self::decode_fixed::<false>(text.as_bytes(), out);
+        if at == text.len() {
+            return;
+        }
         // `at` is a character boundary.
         let last = text
             .as_bytes()
@@ -257,7 +264,7 @@ impl Avx2 {
     /// The end of an input of a block and its lookahead or more, `text`:
     /// what [`decode_fixed`](Avx2::decode_fixed) leaves (less than a block
     /// and its lookahead, and the up to 3 bytes of a character it gave
-    /// back: 17 to 82 bytes), the input's last 64 bytes being `last`.
+    /// back: 1 to 82 bytes), the input's last 64 bytes being `last`.
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
     #[inline]
     fn decode_end(mut text: &str, last: &[u8; 64], out: &mut Vec<u32>) {
@@ -388,7 +395,28 @@ impl Avx2 {
                                 break;
                             }
                         }
-                        None => break,
+                        None => {
+                            // Widening needs no lookahead: the run takes
+                            // the input's last whole block too, if ASCII
+                            // (in ASCII text, leaving `decode_end` nothing
+                            // or less than a block). Here, on the run's way
+                            // out, rather than in the loop's condition,
+                            // which changed the machine code of the whole
+                            // block loop.
+                            if let Some(last) = bytes.get(at..at + 64) {
+                                let last: &[u8; 64] = last.try_into().expect("64 bytes");
+                                if Self::masks(last).0 == 0 {
+                                    let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst
+                                        [written..written + 64])
+                                        .try_into()
+                                        .expect("64 lanes");
+                                    Self::widen64(last, lanes);
+                                    at += 64;
+                                    written += 64;
+                                }
+                            }
+                            break;
+                        }
                     }
                 }
                 boundary = true;
