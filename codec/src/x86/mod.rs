@@ -235,6 +235,12 @@ macro_rules! fused_decoder {
                         !$isa::any(flags)
                     });
                 let rest = &bytes[at..];
+                if rest.is_empty() {
+                    // The steps took every byte, the last ones by widening
+                    // ASCII (a step on other bytes stops short of its
+                    // block's end): nothing open, nothing left to check.
+                    return $crate::Verdict::WELL_FORMED;
+                }
                 // The last block checked ends where the input does (a 64-byte
                 // input, say): `rest` passed its check, and is well-formed
                 // unless a character is left open at the end, which one test
@@ -283,8 +289,11 @@ macro_rules! fused_decoder {
             #[inline]
             fn decode_rest(text: &str, block: Option<&[u8; 64]>, out: &mut Vec<u32>) {
                 debug_assert!(text.len() < 64, "the loop takes every whole block");
+                if text.is_empty() {
+                    return;
+                }
                 if let Some(block) = block {
-                    if !text.is_empty() && $isa::decode_tail(block, 64 - text.len(), out) {
+                    if $isa::decode_tail(block, 64 - text.len(), out) {
                         return;
                     }
                 }
