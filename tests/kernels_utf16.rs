@@ -131,6 +131,42 @@ fn long_random_utf16_with_sparse_lone_surrogates() {
     }
 }
 
+#[test]
+fn every_supplementary_character_among_every_kind_of_bmp_one() {
+    // Every surrogate pair there is, in long runs (the SIMD kernels' loops
+    // for long input, not only their short paths), each pair after a BMP
+    // character of each UTF-8 length in turn, so that the pairs fall at
+    // every lane of a step and next to every width. Expected: std.
+    let bmp = ['a', '\u{e9}', '\u{4e2d}'];
+    (0x10000..=0x10_FFFFu32)
+        .collect::<Vec<u32>>()
+        .par_chunks(0x1000)
+        .for_each(|chunk| {
+            let text: String = chunk
+                .iter()
+                .enumerate()
+                .flat_map(|(i, &c)| [bmp[i % 3], char::from_u32(c).expect("a scalar")])
+                .collect();
+            let units: Vec<u16> = text.encode_utf16().collect();
+            for kernel in kernels() {
+                assert_eq!(
+                    kernel.from_utf16(&units).as_deref(),
+                    Ok(text.as_str()),
+                    "{} from U+{:X}",
+                    kernel.name,
+                    chunk[0]
+                );
+                assert_eq!(
+                    kernel.from_utf16_lossy(&units),
+                    text,
+                    "{} lossy from U+{:X}",
+                    kernel.name,
+                    chunk[0]
+                );
+            }
+        });
+}
+
 /// Valid UTF-8 with errors in it, fed to every kernel's streaming decoder
 /// at every cut (then in 1-, 3- and 64-byte chunks), to UTF-16: the
 /// lossy output is std's, the strict one stops with std's error, having

@@ -6,11 +6,12 @@
 //! * all below 0x800 (1- and 2-byte characters): each unit becomes one
 //!   16-bit word, `110xxxxx 10xxxxxx` or the ASCII byte and a zero, and a
 //!   `vpcompressb` keeps every byte but the zeros;
-//! * otherwise each half is widened to 32-bit lanes, a surrogate pair's
-//!   code point assembled in its high surrogate's lane from the next unit
-//!   (a second load, one unit further on), and each lane's 1 to 4 UTF-8
-//!   bytes built in place (the UTF-32 encoder's `utf8_lanes`) and packed by
-//!   a `vpcompressb`; a low surrogate's lane writes nothing.
+//! * otherwise every unit writes 1 to 3 bytes, worked out in its own
+//!   16-bit lane ([`Utf16Vbmi2::three_bytes`]): a BMP character its UTF-8
+//!   form, a surrogate pair its 4 bytes split 3 and 1 between its two
+//!   units (the high surrogate's lane reads the low one from a second
+//!   load, one unit further on); a byte permutation lays the bytes out 4
+//!   a unit, and a `vpcompressb` per 16 units packs them.
 //!
 //! A surrogate is paired when a high one (D800..DBFF) is followed by a low
 //! one (DC00..DFFF); every other surrogate is lone (Unicode §3.9, D91): a
@@ -19,8 +20,8 @@
 //! left for the next step, so a pair never spans two steps and a low
 //! surrogate in a step's first lane is always lone.
 
-use super::super::{utf8_lanes, KEEP_LANE, KEEP_WORD, N, V};
-use super::{splat16, splat32, Utf16Vbmi2};
+use super::super::{KEEP_WORD, N, V};
+use super::{splat16, Utf16Vbmi2};
 use crate::utf16::{scalar, Utf16Error};
 use crate::REPLACEMENT;
 use core::arch::x86_64::*;
@@ -28,6 +29,9 @@ use core::mem::MaybeUninit;
 
 /// Code units per step: one register.
 const STEP: usize = 32;
+
+/// The longest input [`Utf16Vbmi2::encode_short`] takes: two steps.
+const SHORT: usize = 2 * STEP;
 
 /// Up to 32 code units from `units`, zero past its end.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
@@ -97,19 +101,44 @@ impl Utf16Vbmi2 {
     /// error at the first lone surrogate.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     pub(crate) fn encode(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
-        Self::encode_checked::<false>(units, out)
+        if units.len() <= SHORT {
+            return Self::encode_short::<false>(units, out);
+        }
+        Self::encode_long::<false>(units, out)
     }
 
     /// Appends the UTF-8 of `units`, U+FFFD for each lone surrogate.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     pub(crate) fn encode_lossy(units: &[u16], out: &mut Vec<u8>) {
-        let result = Self::encode_checked::<true>(units, out);
+        let result = if units.len() <= SHORT {
+            Self::encode_short::<true>(units, out)
+        } else {
+            Self::encode_long::<true>(units, out)
+        };
         debug_assert!(result.is_ok(), "lossy conversion cannot fail");
+    }
+
+    /// [`encode_checked`](Self::encode_checked) of a short input, with the
+    /// work on 3-byte characters and surrogates out of line: inlined, its
+    /// constants and registers made every call's entry dearer, ASCII
+    /// included.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn encode_short<const LOSSY: bool>(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
+        Self::encode_checked::<LOSSY, false>(units, out)
+    }
+
+    /// [`encode_checked`](Self::encode_checked) of a longer input, all
+    /// inlined.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn encode_long<const LOSSY: bool>(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
+        Self::encode_checked::<LOSSY, true>(units, out)
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn encode_checked<const LOSSY: bool>(
+    fn encode_checked<const LOSSY: bool, const INLINE: bool>(
         units: &[u16],
         out: &mut Vec<u8>,
     ) -> Result<(), Utf16Error> {
@@ -180,8 +209,8 @@ impl Utf16Vbmi2 {
                         at += STEP;
                     }
                 } else {
-                    let zero = _mm512_setzero_si512();
-                    written += Self::general(x, zero, 0, 0, valid, &mut dst[written..]);
+                    let (zero, dst) = (_mm512_setzero_si512(), &mut dst[written..]);
+                    written += Self::three_bytes::<false>(x, zero, 0, 0, valid, dst);
                     at += n;
                 }
                 continue;
@@ -210,7 +239,12 @@ impl Utf16Vbmi2 {
                 scalar::encode::<false>(&units[at..at + first], out)?;
                 return Err(Utf16Error::new(at + first));
             };
-            written += Self::general(x, next, paired_high, paired_low, valid, &mut dst[written..]);
+            let dst = &mut dst[written..];
+            written += if INLINE {
+                Self::three_bytes::<true>(x, next, paired_high, paired_low, valid, dst)
+            } else {
+                Self::three_bytes_apart::<true>(x, next, paired_high, paired_low, valid, dst)
+            };
             at += valid.count_ones() as usize;
         }
         // SAFETY: `dst[..written]` were written (each store covers the bytes
@@ -235,14 +269,11 @@ impl Utf16Vbmi2 {
         keep.count_ones() as usize
     }
 
-    /// The UTF-8 of the units `valid` marks (a prefix) of `x`, packed at the
-    /// start of `dst` (128 bytes of room); returns its length. `high`: the
-    /// high surrogates paired with the next unit (`next`, the units one
-    /// further on); `low`: the low surrogates so paired, which write
-    /// nothing. No other surrogate is left.
+    /// [`three_bytes`](Self::three_bytes), out of line (for
+    /// [`encode_short`](Self::encode_short)).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-    #[inline]
-    fn general(
+    #[inline(never)]
+    fn three_bytes_apart<const PAIRS: bool>(
         x: V,
         next: V,
         high: u32,
@@ -250,35 +281,119 @@ impl Utf16Vbmi2 {
         valid: u32,
         dst: &mut [MaybeUninit<u8>],
     ) -> usize {
+        Self::three_bytes::<PAIRS>(x, next, high, low, valid, dst)
+    }
+
+    /// The UTF-8 of the units `valid` marks (a prefix) of `x`, packed at the
+    /// start of `dst` (128 bytes of room); returns its length. With `PAIRS`,
+    /// `high` marks the high surrogates paired with the next unit (`next`,
+    /// the units one further on) and `low` the low surrogates so paired; no
+    /// other surrogate is left.
+    ///
+    /// Every unit writes 1 to 3 bytes, all worked out in its own 16-bit
+    /// lane: a BMP character its UTF-8 form, and a pair's 4 bytes split 3
+    /// and 1 between its units (the high surrogate's third byte takes the
+    /// low one's top 4 payload bits from `next`). With `U = 0x10000 + (H −
+    /// 0xD800)·2¹⁰ + (L − 0xDC00)` (Unicode §3.9, D91) and `W = U >> 10 =
+    /// (H & 0x3FF) + 0x40`, the bytes are `0xF0 | W >> 8`, `0x80 | (W >> 2)
+    /// & 0x3F`, `0x80 | (W & 3) << 4 | (L >> 6) & 0xF` and `0x80 | L & 0x3F`
+    /// (RFC 3629 §3). Two registers hold a unit's first two bytes and its
+    /// third, 0xFF (never a UTF-8 byte) where it has none; a byte
+    /// permutation lays them out 4 bytes a unit, 16 units a register, and
+    /// a `vpcompressb` of each keeps the bytes that are not 0xFF.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn three_bytes<const PAIRS: bool>(
+        x: V,
+        next: V,
+        high: u32,
+        low: u32,
+        valid: u32,
+        dst: &mut [MaybeUninit<u8>],
+    ) -> usize {
+        /// Per 16 units (`first`: the unit of byte 0), their two
+        /// registers' bytes 4 a unit: the first register's two bytes of
+        /// the unit, then the second's two (its third byte and 0xFF).
+        const fn spread(first: usize) -> [u8; N] {
+            let mut c = [0u8; N];
+            let mut i = 0;
+            while i < N {
+                let unit = first + i / 4;
+                c[i] = match i % 4 {
+                    0 => 2 * unit,
+                    1 => 2 * unit + 1,
+                    2 => N + 2 * unit,
+                    _ => N + 2 * unit + 1,
+                } as u8;
+                i += 1;
+            }
+            c
+        }
+        const SPREAD: [[u8; N]; 2] = [spread(0), spread(16)];
+        // 0xCA: a ? b : c, bit by bit (a is the mask); 0xF8: a | b & c.
+        let or_and = |a: V, b: V, c: V| _mm512_ternarylogic_epi32::<0xF8>(a, b, c);
+        let at_least = |v: u16| _mm512_cmpge_epu16_mask(x, splat16(v));
+        let (k1, k2) = (at_least(0x80), at_least(0x800));
+        // A 3-byte character: 0xE0 | x >> 12, then 0x80 | (x >> 6) & 0x3F.
+        let mut first = _mm512_or_si512(
+            or_and(
+                _mm512_srli_epi16::<12>(x),
+                _mm512_slli_epi16::<2>(x),
+                splat16(0x3F00),
+            ),
+            splat16(0x80E0),
+        );
+        // A 2-byte one: 0xC0 | x >> 6, then 0x80 | x & 0x3F.
+        let two = _mm512_or_si512(
+            or_and(
+                _mm512_srli_epi16::<6>(x),
+                _mm512_slli_epi16::<8>(x),
+                splat16(0x3F00),
+            ),
+            splat16(0x80C0),
+        );
+        first = _mm512_mask_mov_epi16(first, k1 & !k2, two);
+        // ASCII: the byte, and no second.
+        first = _mm512_mask_mov_epi16(first, !k1, _mm512_or_si512(x, splat16(0xFF00)));
+        // 0x80 | x & 0x3F, and 0xFF: a 3-byte character's last byte (in
+        // the second register), a paired low surrogate's only one.
+        let last = or_and(splat16(0xFF80), x, splat16(0x3F));
+        let mut third = _mm512_mask_mov_epi16(splat16(0xFFFF), k2, last);
+        if PAIRS {
+            first = _mm512_mask_mov_epi16(first, low, last);
+            third = _mm512_mask_mov_epi16(third, low, splat16(0xFFFF));
+            let w = _mm512_add_epi16(_mm512_and_si512(x, splat16(0x3FF)), splat16(0x40));
+            let lead = _mm512_or_si512(
+                or_and(
+                    _mm512_srli_epi16::<8>(w),
+                    _mm512_slli_epi16::<6>(w),
+                    splat16(0x3F00),
+                ),
+                splat16(0x80F0),
+            );
+            first = _mm512_mask_mov_epi16(first, high, lead);
+            let pair_third = _mm512_or_si512(
+                or_and(
+                    _mm512_and_si512(_mm512_srli_epi16::<6>(next), splat16(0xF)),
+                    _mm512_slli_epi16::<4>(w),
+                    splat16(0x30),
+                ),
+                splat16(0xFF80),
+            );
+            third = _mm512_mask_mov_epi16(third, high, pair_third);
+        }
         let mut written = 0;
-        for h in 0..2 {
+        for (h, spread) in SPREAD.iter().enumerate() {
             let lanes = (valid >> (16 * h)) as u16;
             if lanes == 0 {
                 break;
             }
-            let half = |v: V| {
-                _mm512_cvtepu16_epi32(if h == 0 {
-                    _mm512_castsi512_si256(v)
-                } else {
-                    _mm512_extracti64x4_epi64::<1>(v)
-                })
-            };
-            let (hh, ll) = ((high >> (16 * h)) as u16, (low >> (16 * h)) as u16);
-            let mut cps = half(x);
-            if hh != 0 {
-                // 0x10000 + (H − 0xD800)·2¹⁰ + (L − 0xDC00).
-                let pair = _mm512_add_epi32(
-                    _mm512_slli_epi32::<10>(cps),
-                    _mm512_sub_epi32(half(next), splat32(0x35F_DC00)),
-                );
-                cps = _mm512_mask_mov_epi32(cps, hh, pair);
-            }
-            let k1 = _mm512_cmpge_epu32_mask(cps, splat32(0x80));
-            let k2 = _mm512_cmpge_epu32_mask(cps, splat32(0x800));
-            let utf8 = _mm512_mask_mov_epi32(utf8_lanes(cps, k1, k2, hh), ll, splat32(KEEP_LANE));
-            let keep = _mm512_cmpneq_epi8_mask(utf8, splat32(KEEP_LANE))
+            // SAFETY: `spread` is 64 readable bytes, the load's width.
+            let control = unsafe { _mm512_loadu_si512(spread.as_ptr().cast()) };
+            let bytes = _mm512_permutex2var_epi8(first, control, third);
+            let keep = _mm512_cmpneq_epi8_mask(bytes, _mm512_set1_epi8(-1))
                 & first_bits(4 * lanes.count_ones() as usize);
-            store64(&mut dst[written..], _mm512_maskz_compress_epi8(keep, utf8));
+            store64(&mut dst[written..], _mm512_maskz_compress_epi8(keep, bytes));
             written += keep.count_ones() as usize;
         }
         written
