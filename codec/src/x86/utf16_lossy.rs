@@ -121,7 +121,7 @@ macro_rules! utf16_lossy_decoder {
                         } else {
                             $isa::errors(v, prev)
                         };
-                        if whole && !$isa::any(errors) {
+                        if whole && $isa::first(errors).is_none() {
                             // The common step, as the strict loop decodes
                             // it.
                             written += Self::clean_step(window, v, non_ascii, &mut dst[written..]);
