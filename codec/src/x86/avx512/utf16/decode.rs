@@ -116,8 +116,52 @@ impl Utf16Vbmi2 {
     /// boundary): one U+FFFD per maximal subpart.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u16>) {
+        if bytes.len() <= N {
+            return Self::decode_lossy_short(bytes, out);
+        }
         let verdict = Self::decode_checked::<true>(bytes, out);
         debug_assert!(verdict.unpack().is_ok(), "lossy decoding cannot fail");
+    }
+
+    /// [`decode_lossy`](Self::decode_lossy) of at most one block, as
+    /// [`decode_short`](Self::decode_short) is of `decode`: straight-line
+    /// code, without the loop's stack frame and constants.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    fn decode_lossy_short(bytes: &[u8], out: &mut Vec<u16>) {
+        let len = bytes.len();
+        out.reserve(len + N);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..len + N];
+        let (v, real) = match bytes.try_into() {
+            Ok(block) => (Avx512::load(block), u64::MAX),
+            Err(_) => (Avx512::load_tail(bytes), (1u64 << len) - 1),
+        };
+        let written = if Avx512::is_ascii(v) {
+            Self::widen(v, 0, dst);
+            len
+        } else if Avx512::multi_byte_leads(v) == 0 {
+            // ASCII and stray bytes (no lead of a multi-byte character),
+            // each a subpart of its own: no check needed.
+            Self::widen(v, _mm512_movepi8_mask(v), dst);
+            len
+        } else if Avx512::first(Avx512::errors(v, Avx512::zero())).is_none()
+            && !(real == u64::MAX && Avx512::incomplete(v))
+        {
+            // Well-formed (a tail block is zero-padded: a character its
+            // end cuts meets a 0x00 and is flagged).
+            let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & real;
+            Self::decode_chars::<false>(v, Avx512::zero(), leads, 0, dst)
+        } else {
+            let Subparts { starts, bad, open } = Self::subparts(v, 0);
+            // Nothing follows the block: a character its end cuts is a
+            // subpart too.
+            let bad = (bad | open) & real;
+            Self::decode_chars::<true>(v, Avx512::zero(), starts & real, bad, dst)
+        };
+        // SAFETY: `dst[..written]` were written (a widening stores 64
+        // units, of which the first `len` are the block's), within the
+        // spare capacity.
+        unsafe { out.set_len(base + written) };
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
