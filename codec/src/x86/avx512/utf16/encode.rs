@@ -330,7 +330,7 @@ impl Utf16Vbmi2 {
             c
         }
         const SPREAD: [[u8; N]; 2] = [spread(0), spread(16)];
-        // 0xCA: a ? b : c, bit by bit (a is the mask); 0xF8: a | b & c.
+        // Ternary-logic table 0xF8: a | b & c, bit by bit.
         let or_and = |a: V, b: V, c: V| _mm512_ternarylogic_epi32::<0xF8>(a, b, c);
         let at_least = |v: u16| _mm512_cmpge_epu16_mask(x, splat16(v));
         let (k1, k2) = (at_least(0x80), at_least(0x800));
