@@ -25,7 +25,7 @@
 //!   `vpcompressw` keeps the leads' lanes: the code units, 32 per register;
 //! * no byte ≥ 0xF0 (the BMP: CJK text): the same 16-bit lanes, each
 //!   with the byte after the next too, so that a 3-byte lead's lane gets
-//!   its code point ([`decode_bmp`](Utf16Vbmi2::decode_bmp));
+//!   its code point ([`decode_words`](Utf16Vbmi2::decode_words));
 //! * otherwise one 32-bit lane per character
 //!   ([`code_points`](Utf16Vbmi2::code_points)), each from U+10000 on
 //!   split into its surrogate pair in its lane, and a `vpcompressw`
@@ -44,39 +44,31 @@ use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-/// Byte pairs: 16-bit lane `i` of half `h` is `b[32h + i] << 8 | b[32h + i +
-/// 1]` (indices into the block and, from 64, the next block).
-const PAIRS: [[u8; N]; 2] = {
+/// Per half block `h`, the `vpermb`/`vpermt2b` control that gives 16-bit
+/// lane `i` byte `b[32h + i + low]` low and `b[32h + i + high]` high
+/// (indices into the block and, from 64, the next block).
+const fn words(low: usize, high: usize) -> [[u8; N]; 2] {
     let mut t = [[0; N]; 2];
     let mut h = 0;
     while h < 2 {
         let mut i = 0;
         while i < N / 2 {
-            t[h][2 * i] = (32 * h + i + 1) as u8;
-            t[h][2 * i + 1] = (32 * h + i) as u8;
+            t[h][2 * i] = (32 * h + i + low) as u8;
+            t[h][2 * i + 1] = (32 * h + i + high) as u8;
             i += 1;
         }
         h += 1;
     }
     t
-};
+}
+
+/// Byte pairs: 16-bit lane `i` of half `h` is `b[32h + i] << 8 | b[32h + i +
+/// 1]`.
+const PAIRS: [[u8; N]; 2] = words(1, 0);
 
 /// The bytes two on from each pair's first: 16-bit lane `i` of half `h`
 /// has `b[32h + i + 2]` in its low byte (its high byte is masked off).
-const THIRDS: [[u8; N]; 2] = {
-    let mut t = [[0; N]; 2];
-    let mut h = 0;
-    while h < 2 {
-        let mut i = 0;
-        while i < N / 2 {
-            t[h][2 * i] = (32 * h + i + 2) as u8;
-            t[h][2 * i + 1] = (32 * h + i + 2) as u8;
-            i += 1;
-        }
-        h += 1;
-    }
-    t
-};
+const THIRDS: [[u8; N]; 2] = words(2, 2);
 
 /// Stores the 32 code units of `v` at the start of `dst` (≥ 32 units).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
@@ -514,11 +506,11 @@ impl Utf16Vbmi2 {
         // they are U+FFFD whichever decodes them.
         let settled = if SUBPARTS { !bad } else { u64::MAX };
         if _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0)) & settled == 0 {
-            return Self::decode_pairs::<SUBPARTS>(v, next, leads, bad, dst);
+            return Self::decode_words::<SUBPARTS, false>(v, next, leads, bad, dst);
         }
         let supplementary = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xF0)) & settled != 0;
         if !supplementary {
-            return Self::decode_bmp::<SUBPARTS>(v, next, leads, bad, dst);
+            return Self::decode_words::<SUBPARTS, true>(v, next, leads, bad, dst);
         }
         let count = leads.count_ones() as usize;
         // Which characters (by index) are subparts: `bad` packed as the
@@ -567,14 +559,19 @@ impl Utf16Vbmi2 {
         written
     }
 
-    /// For a block with no byte ≥ 0xE0: each 16-bit lane a byte and the
-    /// next, the code point the lead's 7 bits (ASCII) or its 5 and the next
-    /// byte's 6 (`110xxxxx 10xxxxxx`), blended, and the leads' lanes kept
-    /// by a `vpcompressw`: 32 positions per half block. `next` holds the
-    /// payload of the byte after the block (for a lead at byte 63).
+    /// The code units of a block with no byte ≥ 0xF0, in 16-bit lanes:
+    /// each lane takes a byte and the next (`PAIRS`); the code point is
+    /// the lead's 7 bits (ASCII) or its 5 and the next byte's 6
+    /// (`110xxxxx 10xxxxxx`), and with `THREES` (a block with bytes ≥
+    /// 0xE0: CJK text) the lane also takes the byte after (`THIRDS`), so
+    /// that a 3-byte lead's gets its code point too, `1110zzzz 10yyyyyy
+    /// 10xxxxxx` (RFC 3629 §3): 16 bits, one code unit. A `vpcompressw`
+    /// keeps the leads' lanes, 32 positions per half block. `next` holds
+    /// the payloads of the two bytes after the block (for a lead at byte
+    /// 62 or 63).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn decode_pairs<const SUBPARTS: bool>(
+    fn decode_words<const SUBPARTS: bool, const THREES: bool>(
         v: V,
         next: V,
         leads: u64,
@@ -582,80 +579,41 @@ impl Utf16Vbmi2 {
         dst: &mut [MaybeUninit<u16>],
     ) -> usize {
         let two = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xC0));
+        let three = if THREES {
+            _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0))
+        } else {
+            0
+        };
         let mut written = 0;
-        for (h, table) in PAIRS.iter().enumerate() {
-            let words = if h == 0 {
-                _mm512_permutexvar_epi8(Avx512::load(table), v)
-            } else {
-                _mm512_permutex2var_epi8(v, Avx512::load(table), next)
+        for (h, (pairs, thirds)) in PAIRS.iter().zip(&THIRDS).enumerate() {
+            let gather = |table: &[u8; N]| {
+                if h == 0 {
+                    _mm512_permutexvar_epi8(Avx512::load(table), v)
+                } else {
+                    _mm512_permutex2var_epi8(v, Avx512::load(table), next)
+                }
             };
+            let words = gather(pairs);
             let ascii = _mm512_srli_epi16::<8>(words);
             // (lead & 0x1F)·64 + (continuation & 0x3F).
             let payloads = _mm512_and_si512(words, splat16(0x1F3F));
             let pair = _mm512_maddubs_epi16(payloads, splat16(0x4001));
             let units = _mm512_mask_blend_epi16((two >> (32 * h)) as u32, ascii, pair);
-            let units = if SUBPARTS {
-                _mm512_mask_mov_epi16(units, (bad >> (32 * h)) as u32, splat16(REPLACEMENT as u16))
+            let units = if THREES {
+                // (lead & 0x0F) << 12 | (second & 0x3F) << 6 | (third &
+                // 0x3F); ternary-logic table 0xF8 is a | b & c.
+                let triple = _mm512_ternarylogic_epi32::<0xF8>(
+                    _mm512_or_si512(
+                        _mm512_slli_epi16::<4>(_mm512_and_si512(words, splat16(0x0F00))),
+                        _mm512_slli_epi16::<6>(_mm512_and_si512(words, splat16(0x3F))),
+                    ),
+                    gather(thirds),
+                    splat16(0x3F),
+                );
+                _mm512_mask_mov_epi16(units, (three >> (32 * h)) as u32, triple)
             } else {
                 units
             };
-            let keep = (leads >> (32 * h)) as u32;
-            store32(
-                &mut dst[written..],
-                _mm512_maskz_compress_epi16(keep, units),
-            );
-            written += keep.count_ones() as usize;
-        }
-        written
-    }
-
-    /// For a block with no byte ≥ 0xF0 (the BMP: CJK text): as
-    /// [`decode_pairs`](Self::decode_pairs), each 16-bit lane a byte and
-    /// the next, and also the one after (`THIRDS`), so that a 3-byte lead's
-    /// lane gets its code point too, `1110zzzz 10yyyyyy 10xxxxxx` (RFC 3629
-    /// §3): 16 bits, one code unit; then a `vpcompressw` keeps the leads'
-    /// lanes, 32 positions per half block. `next` holds the payloads of the
-    /// two bytes after the block (for a lead at byte 62 or 63).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-    #[inline]
-    fn decode_bmp<const SUBPARTS: bool>(
-        v: V,
-        next: V,
-        leads: u64,
-        bad: u64,
-        dst: &mut [MaybeUninit<u16>],
-    ) -> usize {
-        let two = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xC0));
-        let three = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0));
-        let mut written = 0;
-        for (h, (pairs, thirds)) in PAIRS.iter().zip(&THIRDS).enumerate() {
-            let (words, third) = if h == 0 {
-                (
-                    _mm512_permutexvar_epi8(Avx512::load(pairs), v),
-                    _mm512_permutexvar_epi8(Avx512::load(thirds), v),
-                )
-            } else {
-                (
-                    _mm512_permutex2var_epi8(v, Avx512::load(pairs), next),
-                    _mm512_permutex2var_epi8(v, Avx512::load(thirds), next),
-                )
-            };
-            let ascii = _mm512_srli_epi16::<8>(words);
-            // (lead & 0x1F)·64 + (continuation & 0x3F).
-            let pair =
-                _mm512_maddubs_epi16(_mm512_and_si512(words, splat16(0x1F3F)), splat16(0x4001));
-            // (lead & 0x0F) << 12 | (second & 0x3F) << 6 | (third & 0x3F);
-            // ternary-logic table 0xF8 is a | b & c.
-            let triple = _mm512_ternarylogic_epi32::<0xF8>(
-                _mm512_or_si512(
-                    _mm512_slli_epi16::<4>(_mm512_and_si512(words, splat16(0x0F00))),
-                    _mm512_slli_epi16::<6>(_mm512_and_si512(words, splat16(0x3F))),
-                ),
-                third,
-                splat16(0x3F),
-            );
-            let units = _mm512_mask_blend_epi16((two >> (32 * h)) as u32, ascii, pair);
-            let units = _mm512_mask_mov_epi16(units, (three >> (32 * h)) as u32, triple);
             let units = if SUBPARTS {
                 _mm512_mask_mov_epi16(units, (bad >> (32 * h)) as u32, splat16(REPLACEMENT as u16))
             } else {
