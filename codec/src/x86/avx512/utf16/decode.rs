@@ -143,10 +143,7 @@ impl Utf16Vbmi2 {
         out.reserve(len + N);
         let base = out.len();
         let dst = &mut out.spare_capacity_mut()[..len + N];
-        let (v, real) = match bytes.try_into() {
-            Ok(block) => (Avx512::load(block), u64::MAX),
-            Err(_) => (Avx512::load_tail(bytes), (1u64 << len) - 1),
-        };
+        let (v, real) = Self::load_one_block(bytes);
         let written = if Avx512::is_ascii(v) {
             Self::widen(v, 0, dst);
             len
@@ -155,11 +152,8 @@ impl Utf16Vbmi2 {
             // each a subpart of its own: no check needed.
             Self::widen(v, _mm512_movepi8_mask(v), dst);
             len
-        } else if Avx512::first(Avx512::errors(v, Avx512::zero())).is_none()
-            && !(real == u64::MAX && Avx512::incomplete(v))
-        {
-            // Well-formed (a tail block is zero-padded: a character its
-            // end cuts meets a 0x00 and is flagged).
+        } else if Self::flag_one_block(v, real, len).is_none() {
+            // Well-formed.
             let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & real;
             Self::decode_chars::<false>(v, Avx512::zero(), leads, 0, dst)
         } else {
@@ -346,22 +340,12 @@ impl Utf16Vbmi2 {
     #[inline]
     fn decode_one_block(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, Verdict) {
         let len = bytes.len();
-        let (v, real) = match bytes.try_into() {
-            Ok(block) => (Avx512::load(block), u64::MAX),
-            Err(_) => (Avx512::load_tail(bytes), (1u64 << len) - 1),
-        };
+        let (v, real) = Self::load_one_block(bytes);
         if Avx512::is_ascii(v) {
             Self::widen(v, 0, dst);
             return (len, Verdict::WELL_FORMED);
         }
-        // A whole block may leave a character open; a tail block cannot
-        // (it would meet the zero padding and be flagged).
-        let flagged = match Avx512::first(Avx512::errors(v, Avx512::zero())) {
-            Some(f) => Some(f.min(len)),
-            None if real == u64::MAX && Avx512::incomplete(v) => Some(len),
-            None => None,
-        };
-        let (decoded, verdict) = match flagged {
+        let (decoded, verdict) = match Self::flag_one_block(v, real, len) {
             None => (real, Verdict::WELL_FORMED),
             Some(f) => {
                 let e = crate::x86::fail(bytes, f);
@@ -375,6 +359,32 @@ impl Utf16Vbmi2 {
             Self::decode_chars::<false>(v, Avx512::zero(), leads, 0, dst),
             verdict,
         )
+    }
+
+    /// The input of at most one block, `bytes`, zero-padded, and a bit per
+    /// byte of it (the short paths' block).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn load_one_block(bytes: &[u8]) -> (V, u64) {
+        match bytes.try_into() {
+            Ok(block) => (Avx512::load(block), u64::MAX),
+            Err(_) => (Avx512::load_tail(bytes), (1u64 << bytes.len()) - 1),
+        }
+    }
+
+    /// The first byte the check flags in the block `v` of
+    /// [`load_one_block`](Self::load_one_block) (`real` its bytes, `len`
+    /// of them), nothing following it: a whole block may leave a
+    /// character open, flagged at its end; a tail block cannot (the
+    /// character meets the zero padding and is flagged there).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn flag_one_block(v: V, real: u64, len: usize) -> Option<usize> {
+        match Avx512::first(Avx512::errors(v, Avx512::zero())) {
+            Some(f) => Some(f.min(len)),
+            None if real == u64::MAX && Avx512::incomplete(v) => Some(len),
+            None => None,
+        }
     }
 
     /// Stores the bytes of `v` (ASCII; when `LOSSY`, the bytes `strays`

@@ -243,7 +243,7 @@ impl Utf16Vbmi2 {
             written += if INLINE {
                 Self::three_bytes::<true>(x, next, paired_high, paired_low, valid, dst)
             } else {
-                Self::three_bytes_apart::<true>(x, next, paired_high, paired_low, valid, dst)
+                Self::three_bytes_apart(x, next, paired_high, paired_low, valid, dst)
             };
             at += valid.count_ones() as usize;
         }
@@ -269,11 +269,11 @@ impl Utf16Vbmi2 {
         keep.count_ones() as usize
     }
 
-    /// [`three_bytes`](Self::three_bytes), out of line (for
-    /// [`encode_short`](Self::encode_short)).
+    /// [`three_bytes`](Self::three_bytes) of a step with surrogate pairs,
+    /// out of line (for [`encode_short`](Self::encode_short)).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline(never)]
-    fn three_bytes_apart<const PAIRS: bool>(
+    fn three_bytes_apart(
         x: V,
         next: V,
         high: u32,
@@ -281,7 +281,7 @@ impl Utf16Vbmi2 {
         valid: u32,
         dst: &mut [MaybeUninit<u8>],
     ) -> usize {
-        Self::three_bytes::<PAIRS>(x, next, high, low, valid, dst)
+        Self::three_bytes::<true>(x, next, high, low, valid, dst)
     }
 
     /// The UTF-8 of the units `valid` marks (a prefix) of `x`, packed at the
