@@ -11,6 +11,7 @@
 //! present.
 
 pub(crate) mod utf16;
+mod wellformed;
 
 use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, SPREAD, THREE};

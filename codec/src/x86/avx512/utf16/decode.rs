@@ -2,20 +2,32 @@
 //!
 //! The loop is the UTF-32 decoder's (`checked_decoder!`): per 64-byte
 //! block, an ASCII block is its own check and is widened (to 16-bit code
-//! units: 64 units, two stores); any other block gets the validator's
-//! check (with the block before as context) and its characters are decoded
-//! by [`Utf16Vbmi2::decode_block`], the last one's continuation bytes read
-//! from the next block. On an error, the leads before it are decoded and
-//! the failing character's output, if it went out, is taken back; strict
-//! decoding stops there, lossy decoding writes one U+FFFD for the maximal
-//! subpart ([`fail_after`]) and goes on after it. Lossy decoding of a
-//! whole block with an error does not stop at all:
-//! [`subparts`](Utf16Vbmi2::subparts) finds every maximal subpart in the
-//! block from its bytes alone (once [`settle_head`] has said which of
-//! its first bytes the character open before it read, and replaced that
-//! character if it broke there), and the block decodes in one pass, each
-//! subpart's first lane a U+FFFD (one restart of the loop per error cost
-//! about as much as decoding a whole block again).
+//! units: 64 units, two stores); any other block is checked and its
+//! characters are decoded by [`Utf16Vbmi2::decode_block`], the last one's
+//! continuation bytes read from the next block.
+//!
+//! A block is checked with bit masks first ([`Avx512::well_formed`]: no
+//! table lookups; the byte after the block's last lead is read from the
+//! next block). Only a block that fails that check, or that follows a
+//! character the mask check did not see open, gets the validator's check,
+//! with the block before as context, which says where the error is.
+//! Lossy decoding of more than a block does not ask the mask check: with
+//! 1 % of the bytes invalid, half the blocks would fail it and pay for
+//! both checks, and asking it only up to the first error cost emoji and
+//! mixed text at 1 MiB and 1 % 10 % (the loop's extra state) for no gain
+//! on valid text beyond noise.
+//!
+//! On an error, the leads before it are decoded and the failing
+//! character's output, if it went out, is taken back; strict decoding
+//! stops there, lossy decoding writes one U+FFFD for the maximal subpart
+//! ([`fail_after`]) and goes on after it. Lossy decoding of a whole block
+//! with an error does not stop at all: [`subparts`](Utf16Vbmi2::subparts)
+//! finds every maximal subpart in the block from its bytes alone (once
+//! [`settle_head`] has said which of its first bytes the character open
+//! before it read, and replaced that character if it broke there), and the
+//! block decodes in one pass, each subpart's first lane a U+FFFD (one
+//! restart of the loop per error cost about as much as decoding a whole
+//! block again).
 //!
 //! A block's characters become code units in one of three ways:
 //!
@@ -70,6 +82,12 @@ const PAIRS: [[u8; N]; 2] = words(1, 0);
 /// has `b[32h + i + 2]` in its low byte (its high byte is masked off).
 const THIRDS: [[u8; N]; 2] = words(2, 2);
 
+/// [`decode_checked`](Utf16Vbmi2::decode_checked)'s `carry` when the mask
+/// check cannot take the next block (any value above the three bits of
+/// [`Shape::carry`](crate::x86::avx512::wellformed::Shape::carry)): a
+/// character is open whose second byte the mask check has not seen.
+const UNSETTLED: u64 = u64::MAX;
+
 /// Stores the 32 code units of `v` at the start of `dst` (≥ 32 units).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
 #[inline]
@@ -93,17 +111,29 @@ impl Utf16Vbmi2 {
     /// Checks `bytes` and decodes them in one pass: appends the UTF-16 of
     /// the longest well-formed prefix to `out`, and returns the validator's
     /// verdict.
+    ///
+    /// Only a dispatch by length: the short path and the loop are
+    /// functions of their own, so that a call of up to 64 bytes of ASCII
+    /// pushes no more than the short path needs (with the loop inlined
+    /// here, every call saved its six registers and made the loop's stack
+    /// frame first).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
         if bytes.len() <= N {
             return Self::decode_short(bytes, out);
         }
+        Self::decode_blocks(bytes, out)
+    }
+
+    /// [`decode`](Self::decode) of more than one block: the loop.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn decode_blocks(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
         Self::decode_checked::<false>(bytes, out)
     }
 
     /// [`decode`](Self::decode) of at most one block: straight-line code,
-    /// in a function of its own, so that a short call does not pay for the
-    /// loop's stack frame and the constants it loads first.
+    /// without the loop's stack frame and the constants it loads first.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     fn decode_short(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
         out.reserve(bytes.len() + N);
@@ -127,9 +157,18 @@ impl Utf16Vbmi2 {
     /// boundary): one U+FFFD per maximal subpart.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     pub(crate) fn decode_lossy(bytes: &[u8], out: &mut Vec<u16>) {
+        // A dispatch by length, as in `decode`.
         if bytes.len() <= N {
             return Self::decode_lossy_short(bytes, out);
         }
+        Self::decode_lossy_blocks(bytes, out);
+    }
+
+    /// [`decode_lossy`](Self::decode_lossy) of more than one block: the
+    /// loop.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn decode_lossy_blocks(bytes: &[u8], out: &mut Vec<u16>) {
         let verdict = Self::decode_checked::<true>(bytes, out);
         debug_assert!(verdict.unpack().is_ok(), "lossy decoding cannot fail");
     }
@@ -152,8 +191,27 @@ impl Utf16Vbmi2 {
             // each a subpart of its own: no check needed.
             Self::widen(v, _mm512_movepi8_mask(v), dst);
             len
-        } else if Self::flag_one_block(v, real, len).is_none() {
-            // Well-formed.
+        } else {
+            Self::decode_lossy_one_multibyte(v, real, dst)
+        };
+        // SAFETY: `dst[..written]` were written (a widening stores 64
+        // units, of which the first `len` are the block's), within the
+        // spare capacity.
+        unsafe { out.set_len(base + written) };
+    }
+
+    /// [`decode_lossy_short`](Self::decode_lossy_short)'s block `v` (`real`
+    /// its bytes) once it holds a lead of a multi-byte character: its code
+    /// units at the start of `dst`, and how many. Out of line, as
+    /// [`decode_one_multibyte`](Self::decode_one_multibyte) is.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn decode_lossy_one_multibyte(v: V, real: u64, dst: &mut [MaybeUninit<u16>]) -> usize {
+        if Avx512::well_formed(v, Avx512::zero(), 0).is_clean_end() {
+            // Well-formed. The mask check says so exactly (no block it
+            // passes is ill-formed, none it fails is well-formed), and
+            // where the error is does not matter here: the subparts
+            // below come from the bytes alone.
             let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & real;
             Self::decode_chars::<false>(v, Avx512::zero(), leads, 0, dst)
         } else {
@@ -162,11 +220,7 @@ impl Utf16Vbmi2 {
             // subpart too.
             let bad = (bad | open) & real;
             Self::decode_chars::<true>(v, Avx512::zero(), starts & real, bad, dst)
-        };
-        // SAFETY: `dst[..written]` were written (a widening stores 64
-        // units, of which the first `len` are the block's), within the
-        // spare capacity.
-        unsafe { out.set_len(base + written) };
+        }
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
@@ -193,6 +247,12 @@ impl Utf16Vbmi2 {
         // memory.
         let mut prev = Avx512::zero();
         let mut prev_in_place = false;
+        // Strict: the continuations due at `at` (`Shape::carry`), their
+        // character's second byte checked, for the mask check; `UNSETTLED`
+        // when a character is open whose second byte is still to check
+        // (after a block the validator's check took): the next block takes
+        // that check too.
+        let mut carry = 0;
         // Invariant: `bytes[floor..at]` passed the check but for a
         // character that `incomplete(prev)` says is open; `dst[..written]`
         // holds the output for `bytes[..at]` (each lead since `floor`
@@ -229,7 +289,25 @@ impl Utf16Vbmi2 {
                     }
                     prev = Avx512::zero();
                     prev_in_place = false;
+                    carry = 0;
                     continue 'blocks;
+                }
+                if !LOSSY && carry != UNSETTLED {
+                    let next = match bytes.get(at + N..at + 2 * N) {
+                        Some(next) => Avx512::load(next.try_into().expect("N bytes")),
+                        None if real == u64::MAX => Avx512::load_tail(&bytes[at + N..]),
+                        None => Avx512::zero(),
+                    };
+                    let shape = Avx512::well_formed(v, next, carry);
+                    if shape.errors == 0 {
+                        written += Self::decode_prefix(bytes, at, v, real, &mut dst[written..]);
+                        // A tail that passes leaves nothing open.
+                        at = (at + N).min(len);
+                        prev = v;
+                        prev_in_place = true;
+                        carry = shape.carry;
+                        continue 'blocks;
+                    }
                 }
                 // The validator's check; a tail block is zero-padded, so a
                 // character left open at the end is flagged.
@@ -295,17 +373,7 @@ impl Utf16Vbmi2 {
                     // move that would make the decoding wait for the check.
                     Some(f) => Avx512::prefix_mask(f - at),
                 };
-                // A lead is any byte but 0x80..=0xBF: as i8, above -65.
-                let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
-                written += Self::decode_block::<false>(
-                    bytes,
-                    at,
-                    v,
-                    leads,
-                    decoded,
-                    0,
-                    &mut dst[written..],
-                );
+                written += Self::decode_prefix(bytes, at, v, decoded, &mut dst[written..]);
                 if let Some(f) = flag {
                     at = f;
                     break 'check f;
@@ -313,6 +381,7 @@ impl Utf16Vbmi2 {
                 at = (at + N).min(len);
                 prev = v;
                 prev_in_place = true;
+                carry = if Avx512::incomplete(v) { UNSETTLED } else { 0 };
                 continue 'blocks;
             };
             let e = fail_after(bytes, floor, flagged);
@@ -345,6 +414,40 @@ impl Utf16Vbmi2 {
             Self::widen(v, 0, dst);
             return (len, Verdict::WELL_FORMED);
         }
+        Self::decode_one_multibyte(bytes, v, real, dst)
+    }
+
+    /// [`decode_one_block`](Self::decode_one_block)'s block `v` (`real` its
+    /// bytes) once it is not ASCII. Out of line: inlined, its registers
+    /// gave the short path a 64-byte aligned stack frame, which an ASCII
+    /// call paid for too.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn decode_one_multibyte(
+        bytes: &[u8],
+        v: V,
+        real: u64,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> (usize, Verdict) {
+        let len = bytes.len();
+        let shape = Avx512::well_formed(v, Avx512::zero(), 0);
+        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
+        if shape.is_clean_end() {
+            // Nothing follows the block, so nothing may be left open.
+            let (zero, leads) = (Avx512::zero(), leads & real);
+            // `decode_chars`' dispatch, with its two 16-bit-lane paths
+            // inlined here (the call cost a Latin or CJK block 4 % at
+            // 64 bytes).
+            let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
+            let written = if at_least(0xE0) == 0 {
+                Self::decode_words::<false, false>(v, zero, leads, 0, dst)
+            } else if at_least(0xF0) == 0 {
+                Self::decode_words::<false, true>(v, zero, leads, 0, dst)
+            } else {
+                Self::decode_chars::<false>(v, zero, leads, 0, dst)
+            };
+            return (written, Verdict::WELL_FORMED);
+        }
         let (decoded, verdict) = match Self::flag_one_block(v, real, len) {
             None => (real, Verdict::WELL_FORMED),
             Some(f) => {
@@ -352,11 +455,10 @@ impl Utf16Vbmi2 {
                 ((1u64 << e.valid_up_to()) - 1, Verdict::pack(Err(e)))
             }
         };
-        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
         // Nothing follows the block: a character it leaves open was
         // flagged above.
         (
-            Self::decode_chars::<false>(v, Avx512::zero(), leads, 0, dst),
+            Self::decode_chars::<false>(v, Avx512::zero(), leads & decoded, 0, dst),
             verdict,
         )
     }
@@ -464,6 +566,23 @@ impl Utf16Vbmi2 {
             written += N;
         }
         (at, written)
+    }
+
+    /// [`decode_block`](Self::decode_block) of the characters of `decoded`
+    /// (a prefix of the block `v` at `bytes[at..]`, every byte of it when
+    /// the block passed its check), no subparts: every lead among them.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_prefix(
+        bytes: &[u8],
+        at: usize,
+        v: V,
+        decoded: u64,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
+        // A lead is any byte but 0x80..=0xBF: as i8, above -65.
+        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & decoded;
+        Self::decode_block::<false>(bytes, at, v, leads, decoded, 0, dst)
     }
 
     /// The code units of the characters whose leads are `leads` (in the
