@@ -119,97 +119,6 @@ fn stream_utf32(bytes: &[u8]) -> Vec<u32> {
     out
 }
 
-/// The ceiling of decoding to UTF-32: every byte widened to a `u32` with the
-/// widest stores of the kernel in use (64 bytes for the AVX-512 kernels, 32
-/// for AVX2, what the compiler makes of a plain loop otherwise), nothing
-/// checked (right only for ASCII). No decoder can beat it on ASCII, where
-/// decoding *is* widening; a row whose decoders run at its speed is bound by
-/// stores, not by decoding. The widening loop is chosen once, outside the
-/// timed loop, by [`ceiling_widener`].
-#[inline(always)]
-fn ceiling_widen(bytes: &[u8], widen: fn(&[u8], &mut Vec<u32>)) -> Vec<u32> {
-    let mut out = Vec::with_capacity(bytes.len() + 64);
-    widen(bytes, &mut out);
-    out
-}
-
-/// The widening loop of [`ceiling_widen`] for the active kernel: it appends
-/// `bytes.len()` values to an empty vector with that much spare capacity.
-fn ceiling_widener() -> fn(&[u8], &mut Vec<u32>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let kernel = codec::active_kernel().name;
-        if kernel.starts_with("avx512") {
-            // SAFETY: the active kernel is an AVX-512 one, which the
-            // dispatcher chose only after checking AVX-512F/BW.
-            return |bytes, out| unsafe { widen_avx512(bytes, out) };
-        }
-        if kernel == "avx2" {
-            // SAFETY: the active kernel is AVX2's, chosen after checking AVX2.
-            return |bytes, out| unsafe { widen_avx2(bytes, out) };
-        }
-    }
-    |bytes, out| out.extend(bytes.iter().map(|&b| u32::from(b)))
-}
-
-/// Widens `bytes` into `out`'s spare capacity, `K` bytes (`4K` bytes of
-/// lanes) per call of `store`, then the rest one by one.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn widen_with<const K: usize>(
-    bytes: &[u8],
-    out: &mut Vec<u32>,
-    store: impl Fn(&[u8; K], &mut [std::mem::MaybeUninit<u32>]),
-) {
-    let dst = &mut out.spare_capacity_mut()[..bytes.len()];
-    let mut chunks = bytes.chunks_exact(K);
-    for (i, chunk) in chunks.by_ref().enumerate() {
-        store(
-            chunk.try_into().expect("K bytes"),
-            &mut dst[K * i..K * i + K],
-        );
-    }
-    let done = bytes.len() - chunks.remainder().len();
-    for (lane, &b) in dst[done..].iter_mut().zip(chunks.remainder()) {
-        lane.write(u32::from(b));
-    }
-    // SAFETY: every lane of `dst`, `bytes.len()` of them, was written.
-    unsafe { out.set_len(bytes.len()) };
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn widen_avx512(bytes: &[u8], out: &mut Vec<u32>) {
-    use std::arch::x86_64::{_mm512_cvtepu8_epi32, _mm512_storeu_si512, _mm_loadu_si128};
-    widen_with::<16>(bytes, out, |sixteen, lanes| {
-        // SAFETY: `sixteen` is the load's 16 bytes and `lanes` the store's
-        // 64; neither needs alignment.
-        unsafe {
-            let v = _mm512_cvtepu8_epi32(_mm_loadu_si128(sixteen.as_ptr().cast()));
-            _mm512_storeu_si512(lanes.as_mut_ptr().cast(), v);
-        }
-    });
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn widen_avx2(bytes: &[u8], out: &mut Vec<u32>) {
-    use std::arch::x86_64::{_mm256_cvtepu8_epi32, _mm256_storeu_si256, _mm_loadl_epi64};
-    // 32 bytes a call, four stores: with one store a call the loop ran at
-    // half the speed of the decoders' own widening (12 against 23 GB/s at
-    // 4 KiB, measured), no ceiling.
-    widen_with::<32>(bytes, out, |block, lanes| {
-        for (eight, lanes) in block.chunks_exact(8).zip(lanes.chunks_exact_mut(8)) {
-            // SAFETY: `eight` is the load's 8 bytes and `lanes` the store's
-            // 32; neither needs alignment.
-            unsafe {
-                let v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(eight.as_ptr().cast()));
-                _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v);
-            }
-        }
-    });
-}
-
 // ---- the benchmarks ------------------------------------------------------
 
 fn record_run() {
@@ -386,6 +295,7 @@ macro_rules! iter_placed {
     }};
 }
 
+mod ceiling;
 mod placement;
 mod utf16;
 
@@ -461,7 +371,7 @@ fn benches(c: &mut Criterion) {
 
             let mut g = c.benchmark_group(format!("decode_utf32/{tag}"));
             g.throughput(Throughput::Bytes(n));
-            let widen = ceiling_widener();
+            let widen = <u32 as ceiling::Lane>::widener();
             g.bench_function(format!("ours{round}"), |b| {
                 iter_placed!(b, texts, |bytes| codec::decode_utf32(bytes))
             });
@@ -475,7 +385,7 @@ fn benches(c: &mut Criterion) {
                 iter_placed!(b, texts, |bytes| simdutf_decode(bytes))
             });
             g.bench_function(format!("ceiling-widen{round}"), |b| {
-                iter_placed!(b, texts, |bytes| ceiling_widen(bytes, widen))
+                iter_placed!(b, texts, |bytes| ceiling::widen(bytes, widen))
             });
             g.finish();
 

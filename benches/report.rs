@@ -391,13 +391,13 @@ fn main() {
          simdutf; lossy: the best other; lossy-valid: validate + copy; \
          streaming: one-shot); ✅ marks a row that meets the goal; **vs all \
          others** = ours ÷ the fastest other contender in the row. \
-         **ceiling-widen** (decode to UTF-32 only) is no decoder: it widens \
-         every byte to a `u32` with the widest stores of the kernel that ran \
-         and checks nothing, so no \
-         decoder can pass it on ASCII, where decoding is widening; it shows \
-         which rows are bound by stores, and is the goal of the ASCII-like \
-         rows (≥ 99 % of the bytes ASCII), shown as \"(… × ceiling)\"; it \
-         counts in no other ratio. \
+         **ceiling-widen** (decoding to UTF-32 and to UTF-16) is no decoder: \
+         it widens every byte to a `u32` (a `u16`) with the widest stores of \
+         the kernel that ran and checks nothing, so no decoder can pass it on \
+         ASCII, where decoding is widening; it shows which rows are bound by \
+         stores, and is the goal of the ASCII-like rows of UTF-32 decoding \
+         (≥ 99 % of the bytes ASCII), shown as \"(… × ceiling)\" (UTF-16's \
+         goal is simdutf, on every row); it counts in no other ratio. \
          Classes: generated ASCII, Latin with accents, CJK, emoji-heavy and \
          random mixed text, and the real texts in `shared/seeds/` (`seed000` \
          to `seed004`).\n"

@@ -1,7 +1,9 @@
 //! UTF-8 ↔ UTF-16, for `codec.rs`: the codec against simdutf (C++),
 //! encoding_rs and std.
 //!
-//! * `utf16_decode`: strict UTF-8 → UTF-16 of valid text;
+//! * `utf16_decode`: strict UTF-8 → UTF-16 of valid text, and the
+//!   widening ceiling (`ceiling-widen`, `../ceiling`): the stores' bound
+//!   on ASCII;
 //! * `utf16_lossy_{0,0.1,1,10}pct`: lossy UTF-8 → UTF-16 with that share
 //!   of the bytes replaced by bytes that never occur in UTF-8 (at least one
 //!   when the share is not 0); simdutf has no lossy conversion, so its
@@ -185,6 +187,10 @@ pub fn groups(c: &mut Criterion, round: &str, tag: &str, bytes: &[u8], placement
         iter_placed!(b, texts, |bytes| {
             core::str::from_utf8(bytes).map(|s| s.encode_utf16().collect::<Vec<u16>>())
         })
+    });
+    let widen = <u16 as super::ceiling::Lane>::widener();
+    g.bench_function(format!("ceiling-widen{round}"), |b| {
+        iter_placed!(b, texts, |bytes| super::ceiling::widen(bytes, widen))
     });
     g.finish();
 
