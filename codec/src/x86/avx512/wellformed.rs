@@ -73,6 +73,19 @@ pub(crate) struct Shape {
     /// The continuations the block's last character still wants from the
     /// next block: bits 0 to 2, for the next block's first three bytes.
     pub(crate) carry: u64,
+    /// The block's continuation bytes (80..BF): every other byte starts a
+    /// character.
+    pub(crate) continuations: u64,
+    /// The bytes ≥ C0: the leads of 2 bytes or more (and C0, C1, F5..FF).
+    /// This and the next two are the decoders' dispatch and lanes, taken
+    /// from here rather than from compares of their own: on Intel, every
+    /// 512-bit compare into a mask issues on the one port that also runs
+    /// the decoders' permutes and compresses.
+    pub(crate) two: u64,
+    /// The bytes ≥ E0: the leads of 3 bytes or more.
+    pub(crate) three: u64,
+    /// The bytes ≥ F0: the leads of 4 bytes (and F5..FF).
+    pub(crate) four: u64,
 }
 
 impl Shape {
@@ -115,6 +128,10 @@ impl Avx512 {
         Shape {
             errors: (continuations ^ due) | barred,
             carry: lead2 >> 63 | lead3 >> 62 | lead4 >> 61,
+            continuations,
+            two: lead2,
+            three: lead3,
+            four: lead4,
         }
     }
 }

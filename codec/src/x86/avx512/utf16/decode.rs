@@ -48,6 +48,7 @@
 //! by that rule, whatever the broken character decoded to.
 
 use super::super::vbmi::{BACK, IOTA, LENGTH, SPREAD, TAGGED_PAYLOAD};
+use super::super::wellformed::Shape;
 use super::super::{Avx512, N, V};
 use super::{splat16, splat32, Utf16Vbmi2};
 use crate::x86::fail_after;
@@ -300,7 +301,7 @@ impl Utf16Vbmi2 {
                     };
                     let shape = Avx512::well_formed(v, next, carry);
                     if shape.errors == 0 {
-                        written += Self::decode_prefix(bytes, at, v, real, &mut dst[written..]);
+                        written += Self::decode_clean(v, next, shape, real, &mut dst[written..]);
                         // A tail that passes leaves nothing open.
                         at = (at + N).min(len);
                         prev = v;
@@ -431,23 +432,12 @@ impl Utf16Vbmi2 {
     ) -> (usize, Verdict) {
         let len = bytes.len();
         let shape = Avx512::well_formed(v, Avx512::zero(), 0);
-        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
         if shape.is_clean_end() {
             // Nothing follows the block, so nothing may be left open.
-            let (zero, leads) = (Avx512::zero(), leads & real);
-            // `decode_chars`' dispatch, with its two 16-bit-lane paths
-            // inlined here (the call cost a Latin or CJK block 4 % at
-            // 64 bytes).
-            let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
-            let written = if at_least(0xE0) == 0 {
-                Self::decode_words::<false, false>(v, zero, leads, 0, dst)
-            } else if at_least(0xF0) == 0 {
-                Self::decode_words::<false, true>(v, zero, leads, 0, dst)
-            } else {
-                Self::decode_chars::<false>(v, zero, leads, 0, dst)
-            };
+            let written = Self::decode_clean(v, Avx512::zero(), shape, real, dst);
             return (written, Verdict::WELL_FORMED);
         }
+        let leads = !shape.continuations;
         let (decoded, verdict) = match Self::flag_one_block(v, real, len) {
             None => (real, Verdict::WELL_FORMED),
             Some(f) => {
@@ -568,6 +558,26 @@ impl Utf16Vbmi2 {
         (at, written)
     }
 
+    /// The code units of the block `v` (`real` its bytes) that the mask
+    /// check passed, `shape` what it found, `next` the block after it as
+    /// the check read it (zero after a tail block), at the start of `dst`;
+    /// returns how many. The 16-bit-lane paths take the check's masks and
+    /// inline here, into the loop: as a call, each block stored `next` to
+    /// the stack and compared its bytes again.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline]
+    fn decode_clean(v: V, next: V, shape: Shape, real: u64, dst: &mut [MaybeUninit<u16>]) -> usize {
+        let leads = !shape.continuations & real;
+        if shape.three == 0 {
+            Self::decode_words::<false, false>(v, next, leads, shape.two, 0, 0, dst)
+        } else if shape.four == 0 {
+            Self::decode_words::<false, true>(v, next, leads, shape.two, shape.three, 0, dst)
+        } else {
+            let payloads = _mm512_and_si512(next, Avx512::splat(0x3F));
+            Self::decode_chars::<false>(v, payloads, leads, 0, dst)
+        }
+    }
+
     /// [`decode_block`](Self::decode_block) of the characters of `decoded`
     /// (a prefix of the block `v` at `bytes[at..]`, every byte of it when
     /// the block passed its check), no subparts: every lead among them.
@@ -634,12 +644,30 @@ impl Utf16Vbmi2 {
         // A subpart's bytes (say, an F8 in Latin text) decide no path:
         // they are U+FFFD whichever decodes them.
         let settled = if SUBPARTS { !bad } else { u64::MAX };
-        if _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0)) & settled == 0 {
-            return Self::decode_words::<SUBPARTS, false>(v, next, leads, bad, dst);
+        let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
+        let three = at_least(0xE0);
+        if three & settled == 0 {
+            return Self::decode_words::<SUBPARTS, false>(
+                v,
+                next,
+                leads,
+                at_least(0xC0),
+                0,
+                bad,
+                dst,
+            );
         }
-        let supplementary = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xF0)) & settled != 0;
+        let supplementary = at_least(0xF0) & settled != 0;
         if !supplementary {
-            return Self::decode_words::<SUBPARTS, true>(v, next, leads, bad, dst);
+            return Self::decode_words::<SUBPARTS, true>(
+                v,
+                next,
+                leads,
+                at_least(0xC0),
+                three,
+                bad,
+                dst,
+            );
         }
         let count = leads.count_ones() as usize;
         // Which characters (by index) are subparts: `bad` packed as the
@@ -696,23 +724,23 @@ impl Utf16Vbmi2 {
     /// that a 3-byte lead's gets its code point too, `1110zzzz 10yyyyyy
     /// 10xxxxxx` (RFC 3629 §3): 16 bits, one code unit. A `vpcompressw`
     /// keeps the leads' lanes, 32 positions per half block. `next` holds
-    /// the payloads of the two bytes after the block (for a lead at byte
-    /// 62 or 63).
+    /// the two bytes after the block, or their payloads (for a lead at
+    /// byte 62 or 63: only their payload bits are read); `two` and `three`
+    /// mark the block's bytes ≥ 0xC0 and ≥ 0xE0 (`three` is read only
+    /// with `THREES`).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
+    // Seven, where a struct of masks would only rename them.
+    #[allow(clippy::too_many_arguments)]
     fn decode_words<const SUBPARTS: bool, const THREES: bool>(
         v: V,
         next: V,
         leads: u64,
+        two: u64,
+        three: u64,
         bad: u64,
         dst: &mut [MaybeUninit<u16>],
     ) -> usize {
-        let two = _mm512_cmpge_epu8_mask(v, Avx512::splat(0xC0));
-        let three = if THREES {
-            _mm512_cmpge_epu8_mask(v, Avx512::splat(0xE0))
-        } else {
-            0
-        };
         let mut written = 0;
         for (h, (pairs, thirds)) in PAIRS.iter().zip(&THIRDS).enumerate() {
             let gather = |table: &[u8; N]| {
