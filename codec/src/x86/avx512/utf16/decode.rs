@@ -3,8 +3,10 @@
 //! The loop is the UTF-32 decoder's (`checked_decoder!`): per 64-byte
 //! block, an ASCII block is its own check and is widened (to 16-bit code
 //! units: 64 units, two stores); any other block is checked and its
-//! characters are decoded by [`Utf16Vbmi2::decode_block`], the last one's
-//! continuation bytes read from the next block.
+//! characters are decoded, the last one's continuation bytes read from
+//! the next block: by [`Utf16Vbmi2::decode_clean`] from the mask check's
+//! own masks when that check passed it, by
+//! [`Utf16Vbmi2::decode_block`] otherwise.
 //!
 //! A block is checked with bit masks first ([`Avx512::well_formed`]: no
 //! table lookups; the byte after the block's last lead is read from the
@@ -97,15 +99,6 @@ fn store32(dst: &mut [MaybeUninit<u16>], v: V) {
     // SAFETY: `dst` is 32 writable `u16`s, 64 bytes, the store's width;
     // `storeu` needs no alignment.
     unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), v) }
-}
-
-/// Stores the 16 code units of `v` at the start of `dst` (≥ 16 units).
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-#[inline]
-fn store16(dst: &mut [MaybeUninit<u16>], v: __m256i) {
-    let dst: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
-    // SAFETY: `dst` is 16 writable `u16`s, 32 bytes, the store's width.
-    unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), v) }
 }
 
 impl Utf16Vbmi2 {
@@ -645,29 +638,12 @@ impl Utf16Vbmi2 {
         // they are U+FFFD whichever decodes them.
         let settled = if SUBPARTS { !bad } else { u64::MAX };
         let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
-        let three = at_least(0xE0);
+        let (two, three) = (at_least(0xC0), at_least(0xE0));
         if three & settled == 0 {
-            return Self::decode_words::<SUBPARTS, false>(
-                v,
-                next,
-                leads,
-                at_least(0xC0),
-                0,
-                bad,
-                dst,
-            );
+            return Self::decode_words::<SUBPARTS, false>(v, next, leads, two, 0, bad, dst);
         }
-        let supplementary = at_least(0xF0) & settled != 0;
-        if !supplementary {
-            return Self::decode_words::<SUBPARTS, true>(
-                v,
-                next,
-                leads,
-                at_least(0xC0),
-                three,
-                bad,
-                dst,
-            );
+        if at_least(0xF0) & settled == 0 {
+            return Self::decode_words::<SUBPARTS, true>(v, next, leads, two, three, bad, dst);
         }
         let count = leads.count_ones() as usize;
         // Which characters (by index) are subparts: `bad` packed as the
@@ -679,12 +655,8 @@ impl Utf16Vbmi2 {
         };
         // Which characters (by index) have a lead ≥ 0xF0: two units each
         // (a subpart's F5..FF too, but it is one U+FFFD).
-        let pairs = if supplementary {
-            let lead_bytes = _mm512_maskz_compress_epi8(leads, v);
-            _mm512_cmpge_epu8_mask(lead_bytes, Avx512::splat(0xF0)) & !bad
-        } else {
-            0
-        };
+        let lead_bytes = _mm512_maskz_compress_epi8(leads, v);
+        let pairs = _mm512_cmpge_epu8_mask(lead_bytes, Avx512::splat(0xF0)) & !bad;
         let (tagged, ends) = Self::tag(v, leads);
         let mut written = 0;
         let rounds = count.div_ceil(16);
@@ -704,14 +676,9 @@ impl Utf16Vbmi2 {
                 cps
             };
             let in_round = (count - 16 * r).min(16);
-            if supplementary {
-                let wide = (pairs >> (16 * r)) as u16;
-                written += Self::store_with_pairs(cps, wide, &mut dst[written..]);
-                written += in_round;
-            } else {
-                store16(&mut dst[written..], _mm512_cvtepi32_epi16(cps));
-                written += in_round;
-            }
+            let wide = (pairs >> (16 * r)) as u16;
+            written += Self::store_with_pairs(cps, wide, &mut dst[written..]);
+            written += in_round;
         }
         written
     }
