@@ -31,28 +31,27 @@
 //! restart of the loop per error cost about as much as decoding a whole
 //! block again).
 //!
-//! A block's characters become code units in one of three ways:
+//! A block's characters become code units in 16-bit lanes, one lane per
+//! byte, in one of three ways ([`decode_words`](Utf16Vbmi2::decode_words)),
+//! by the block's longest character:
 //!
 //! * no byte ≥ 0xE0 (Latin, Greek, Cyrillic … text: 1- and 2-byte
-//!   characters): each 16-bit lane takes a byte and the next, the code
-//!   point is the lead's 7 bits or its 5 and the next byte's 6, and a
+//!   characters): each lane takes a byte and the next, the code point is
+//!   the lead's 7 bits or its 5 and the next byte's 6, and a
 //!   `vpcompressw` keeps the leads' lanes: the code units, 32 per register;
-//! * no byte ≥ 0xF0 (the BMP: CJK text): the same 16-bit lanes, each
-//!   with the byte after the next too, so that a 3-byte lead's lane gets
-//!   its code point ([`decode_words`](Utf16Vbmi2::decode_words));
-//! * otherwise one 32-bit lane per character
-//!   ([`code_points`](Utf16Vbmi2::code_points)), each from U+10000 on
-//!   split into its surrogate pair in its lane, and a `vpcompressw`
-//!   keeping one word of every lane and both of a pair's.
+//! * no 4-byte lead (the BMP: CJK text): each lane also takes the byte
+//!   after the next, so that a 3-byte lead's lane gets its code point;
+//! * otherwise (emoji) a 4-byte character's high surrogate comes from its
+//!   lead's lane, its low surrogate from the next lane, and the compress
+//!   keeps both.
 //!
 //! A lead byte gives one code unit, two when it is ≥ 0xF0 (a 4-byte lead,
 //! or F5..FF, which the check flags): the take-back after an error counts
 //! by that rule, whatever the broken character decoded to.
 
-use super::super::vbmi::{BACK, IOTA, LENGTH, SPREAD, TAGGED_PAYLOAD};
 use super::super::wellformed::Shape;
 use super::super::{Avx512, N, V};
-use super::{splat16, splat32, Utf16Vbmi2};
+use super::{splat16, Utf16Vbmi2};
 use crate::x86::fail_after;
 use crate::x86::subparts::{replace_subpart, settle_head, units_of_leads, ByteClasses, Subparts};
 use crate::{Verdict, REPLACEMENT};
@@ -201,13 +200,13 @@ impl Utf16Vbmi2 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline(never)]
     fn decode_lossy_one_multibyte(v: V, real: u64, dst: &mut [MaybeUninit<u16>]) -> usize {
-        if Avx512::well_formed(v, Avx512::zero(), 0).is_clean_end() {
+        let shape = Avx512::well_formed(v, Avx512::zero(), 0);
+        if shape.is_clean_end() {
             // Well-formed. The mask check says so exactly (no block it
             // passes is ill-formed, none it fails is well-formed), and
             // where the error is does not matter here: the subparts
             // below come from the bytes alone.
-            let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & real;
-            Self::decode_chars::<false>(v, Avx512::zero(), leads, 0, dst)
+            Self::decode_clean(v, Avx512::zero(), shape, real, dst)
         } else {
             let Subparts { starts, bad, open } = Self::subparts(v, 0);
             // Nothing follows the block: a character its end cuts is a
@@ -561,14 +560,31 @@ impl Utf16Vbmi2 {
     #[inline]
     fn decode_clean(v: V, next: V, shape: Shape, real: u64, dst: &mut [MaybeUninit<u16>]) -> usize {
         let leads = !shape.continuations & real;
-        if shape.three == 0 {
-            Self::decode_words::<false, false>(v, next, leads, shape.two, 0, 0, dst)
-        } else if shape.four == 0 {
-            Self::decode_words::<false, true>(v, next, leads, shape.two, shape.three, 0, dst)
+        let (two, three, four) = (shape.two, shape.three, shape.four);
+        if three == 0 {
+            Self::decode_words::<false, 2>(v, next, leads, two, 0, 0, 0, dst)
+        } else if four == 0 {
+            Self::decode_words::<false, 3>(v, next, leads, two, three, 0, 0, dst)
         } else {
-            let payloads = _mm512_and_si512(next, Avx512::splat(0x3F));
-            Self::decode_chars::<false>(v, payloads, leads, 0, dst)
+            Self::decode_supplementary(v, next, leads, shape, dst)
         }
+    }
+
+    /// [`decode_clean`](Self::decode_clean) of a block with 4-byte
+    /// characters. Out of line: inlined into the block loop, its masks
+    /// and constants took registers the Latin and CJK paths had kept
+    /// their constants in.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn decode_supplementary(
+        v: V,
+        next: V,
+        leads: u64,
+        shape: Shape,
+        dst: &mut [MaybeUninit<u16>],
+    ) -> usize {
+        let (two, three, four) = (shape.two, shape.three, shape.four);
+        Self::decode_words::<false, 4>(v, next, leads, two, three, four, 0, dst)
     }
 
     /// [`decode_block`](Self::decode_block) of the characters of `decoded`
@@ -640,74 +656,54 @@ impl Utf16Vbmi2 {
         let at_least = |b: u8| _mm512_cmpge_epu8_mask(v, Avx512::splat(b));
         let (two, three) = (at_least(0xC0), at_least(0xE0));
         if three & settled == 0 {
-            return Self::decode_words::<SUBPARTS, false>(v, next, leads, two, 0, bad, dst);
+            return Self::decode_words::<SUBPARTS, 2>(v, next, leads, two, 0, 0, bad, dst);
         }
-        if at_least(0xF0) & settled == 0 {
-            return Self::decode_words::<SUBPARTS, true>(v, next, leads, two, three, bad, dst);
+        let four = at_least(0xF0) & leads & settled;
+        if four == 0 {
+            return Self::decode_words::<SUBPARTS, 3>(v, next, leads, two, three, 0, bad, dst);
         }
-        let count = leads.count_ones() as usize;
-        // Which characters (by index) are subparts: `bad` packed as the
-        // leads are.
-        let bad = if SUBPARTS {
-            _mm512_movepi8_mask(_mm512_maskz_compress_epi8(leads, _mm512_movm_epi8(bad)))
-        } else {
-            0
-        };
-        // Which characters (by index) have a lead ≥ 0xF0: two units each
-        // (a subpart's F5..FF too, but it is one U+FFFD).
-        let lead_bytes = _mm512_maskz_compress_epi8(leads, v);
-        let pairs = _mm512_cmpge_epu8_mask(lead_bytes, Avx512::splat(0xF0)) & !bad;
-        let (tagged, ends) = Self::tag(v, leads);
-        let mut written = 0;
-        let rounds = count.div_ceil(16);
-        for r in 0..rounds {
-            // Only the last character can reach into `next`: the rounds
-            // before take a one-table permute.
-            let cps = if r + 1 == rounds {
-                Self::code_points(r, ends, |index| {
-                    _mm512_permutex2var_epi8(tagged, index, next)
-                })
-            } else {
-                Self::code_points(r, ends, |index| _mm512_permutexvar_epi8(index, tagged))
-            };
-            let cps = if SUBPARTS {
-                _mm512_mask_mov_epi32(cps, (bad >> (16 * r)) as u16, splat32(REPLACEMENT as u32))
-            } else {
-                cps
-            };
-            let in_round = (count - 16 * r).min(16);
-            let wide = (pairs >> (16 * r)) as u16;
-            written += Self::store_with_pairs(cps, wide, &mut dst[written..]);
-            written += in_round;
-        }
-        written
+        Self::decode_words::<SUBPARTS, 4>(v, next, leads, two, three, four, bad, dst)
     }
 
-    /// The code units of a block with no byte ≥ 0xF0, in 16-bit lanes:
-    /// each lane takes a byte and the next (`PAIRS`); the code point is
-    /// the lead's 7 bits (ASCII) or its 5 and the next byte's 6
-    /// (`110xxxxx 10xxxxxx`), and with `THREES` (a block with bytes ≥
-    /// 0xE0: CJK text) the lane also takes the byte after (`THIRDS`), so
-    /// that a 3-byte lead's gets its code point too, `1110zzzz 10yyyyyy
-    /// 10xxxxxx` (RFC 3629 §3): 16 bits, one code unit. A `vpcompressw`
-    /// keeps the leads' lanes, 32 positions per half block. `next` holds
-    /// the two bytes after the block, or their payloads (for a lead at
-    /// byte 62 or 63: only their payload bits are read); `two` and `three`
-    /// mark the block's bytes ≥ 0xC0 and ≥ 0xE0 (`three` is read only
-    /// with `THREES`).
+    /// The code units of a block in 16-bit lanes, one per byte, whose
+    /// longest character is `LONGEST` bytes: each lane takes a byte and
+    /// the next (`PAIRS`); the code point is the lead's 7 bits (ASCII) or
+    /// its 5 and the next byte's 6 (`110xxxxx 10xxxxxx`). From `LONGEST`
+    /// 3 (CJK text) the lane also takes the byte after (`THIRDS`), so that
+    /// a 3-byte lead's gets its code point too, `1110zzzz 10yyyyyy
+    /// 10xxxxxx` (RFC 3629 §3): 16 bits, one code unit. At `LONGEST` 4
+    /// (emoji) a 4-byte character's two units come from its first two
+    /// lanes: the lead's three bytes are the top 11 bits of U (the lead's
+    /// fourth bit is 0), which make the high surrogate, and the next
+    /// lane's three bytes end in U's low 10 bits, which make the low one
+    /// (Unicode §3.9 D91). A `vpcompressw` keeps the leads' lanes and
+    /// those after a 4-byte lead, 32 positions per half block; a 4-byte
+    /// lead at byte 63 has its low surrogate from `next` after them.
+    ///
+    /// `next` holds the bytes after the block, or their payloads (only
+    /// their payload bits are read); `two`, `three` and `four` mark the
+    /// block's bytes ≥ 0xC0 and ≥ 0xE0 and its 4-byte leads, a subset of
+    /// `leads` (each read only where `LONGEST` needs it). `dst` takes the
+    /// units and 32 units of scratch after them, 65 units at least.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    // Seven, where a struct of masks would only rename them.
+    // Eight, where a struct of masks would only rename them.
     #[allow(clippy::too_many_arguments)]
-    fn decode_words<const SUBPARTS: bool, const THREES: bool>(
+    fn decode_words<const SUBPARTS: bool, const LONGEST: usize>(
         v: V,
         next: V,
         leads: u64,
         two: u64,
         three: u64,
+        four: u64,
         bad: u64,
         dst: &mut [MaybeUninit<u16>],
     ) -> usize {
+        let keep = if LONGEST == 4 {
+            leads | four << 1
+        } else {
+            leads
+        };
         let mut written = 0;
         for (h, (pairs, thirds)) in PAIRS.iter().zip(&THIRDS).enumerate() {
             let gather = |table: &[u8; N]| {
@@ -717,13 +713,14 @@ impl Utf16Vbmi2 {
                     _mm512_permutex2var_epi8(v, Avx512::load(table), next)
                 }
             };
+            let half = |mask: u64| (mask >> (32 * h)) as u32;
             let words = gather(pairs);
             let ascii = _mm512_srli_epi16::<8>(words);
             // (lead & 0x1F)·64 + (continuation & 0x3F).
             let payloads = _mm512_and_si512(words, splat16(0x1F3F));
             let pair = _mm512_maddubs_epi16(payloads, splat16(0x4001));
-            let units = _mm512_mask_blend_epi16((two >> (32 * h)) as u32, ascii, pair);
-            let units = if THREES {
+            let mut units = _mm512_mask_blend_epi16(half(two), ascii, pair);
+            if LONGEST >= 3 {
                 // (lead & 0x0F) << 12 | (second & 0x3F) << 6 | (third &
                 // 0x3F); ternary-logic table 0xF8 is a | b & c.
                 let triple = _mm512_ternarylogic_epi32::<0xF8>(
@@ -734,21 +731,34 @@ impl Utf16Vbmi2 {
                     gather(thirds),
                     splat16(0x3F),
                 );
-                _mm512_mask_mov_epi16(units, (three >> (32 * h)) as u32, triple)
-            } else {
-                units
-            };
-            let units = if SUBPARTS {
-                _mm512_mask_mov_epi16(units, (bad >> (32 * h)) as u32, splat16(REPLACEMENT as u16))
-            } else {
-                units
-            };
-            let keep = (leads >> (32 * h)) as u32;
+                units = _mm512_mask_mov_epi16(units, half(three), triple);
+                if LONGEST == 4 {
+                    // 0xD800 + (U >> 10) − 0x40 and 0xDC00 | U & 0x3FF.
+                    let high = _mm512_add_epi16(_mm512_srli_epi16::<4>(triple), splat16(0xD7C0));
+                    let low =
+                        _mm512_ternarylogic_epi32::<0xF8>(splat16(0xDC00), triple, splat16(0x3FF));
+                    units = _mm512_mask_mov_epi16(units, half(four), high);
+                    units = _mm512_mask_mov_epi16(units, half(four << 1), low);
+                }
+            }
+            if SUBPARTS {
+                units = _mm512_mask_mov_epi16(units, half(bad), splat16(REPLACEMENT as u16));
+            }
+            let keep = half(keep);
             store32(
                 &mut dst[written..],
                 _mm512_maskz_compress_epi16(keep, units),
             );
             written += keep.count_ones() as usize;
+        }
+        if LONGEST == 4 {
+            // The low surrogate of a 4-byte lead at byte 63, from the next
+            // block's second and third bytes (stored whether or not there
+            // is one: the count says).
+            let after = _mm_cvtsi128_si32(_mm512_castsi512_si128(next)) as u32;
+            let low = 0xDC00 | (after >> 2 & 0x3C0) | (after >> 16 & 0x3F);
+            dst[written].write(low as u16);
+            written += (four >> 63) as usize;
         }
         written
     }
@@ -763,67 +773,5 @@ impl Utf16Vbmi2 {
         let is = |b: u8| _mm512_cmpeq_epi8_mask(v, Avx512::splat(b));
         let (lead, never) = (Avx512::multi_byte_leads(v), Avx512::never_leads(v));
         ByteClasses::from_compares(at_least, is, lead, never).subparts(N as u32, head)
-    }
-
-    /// The block's bytes tagged ([`TAGGED_PAYLOAD`]), and, one byte per
-    /// character, where each ends (its lead's position plus the length the
-    /// lead declares).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-    #[inline]
-    fn tag(v: V, leads: u64) -> (V, V) {
-        let nibbles = Avx512::high_nibbles(v);
-        let tagged = _mm512_xor_si512(v, Avx512::lookup(&TAGGED_PAYLOAD, nibbles));
-        let ends = _mm512_maskz_compress_epi8(
-            leads,
-            _mm512_add_epi8(Avx512::load(&IOTA), Avx512::lookup(&LENGTH, nibbles)),
-        );
-        (tagged, ends)
-    }
-
-    /// The code points of characters `16r .. 16r + 16`, one per 32-bit
-    /// lane: each lane gathers (`gather`, from the tagged bytes) the 4
-    /// bytes before its character's end, last byte lowest; keeps those up
-    /// to the lowest lead tag (its own lead: the bytes between are its
-    /// continuations, those above belong to the characters before), as
-    /// `tags − 1` has every bit below the lowest tag set; and two
-    /// multiply-adds fold the payloads, 6 bits a byte.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-    #[inline]
-    fn code_points(r: usize, ends: V, gather: impl Fn(V) -> V) -> V {
-        let end = _mm512_permutexvar_epi8(Avx512::load(&SPREAD[r]), ends);
-        // Positions `end − 1 − j`; from 64 they read `next`, below 0 they
-        // wrap to bytes past the lead, which the tag test drops.
-        let gathered = gather(_mm512_sub_epi8(end, Avx512::load(&BACK)));
-        let tags = _mm512_and_si512(gathered, splat32(0x8080_8080));
-        let below = _mm512_sub_epi32(tags, splat32(1));
-        // gathered & below & 0x7F7F7F7F.
-        let mine = _mm512_ternarylogic_epi32::<0x80>(gathered, below, splat32(0x7F7F_7F7F));
-        // (b0 + 64·b1, b2 + 64·b3), then the two 16-bit halves.
-        let pairs = _mm512_maddubs_epi16(mine, splat16(0x4001));
-        _mm512_madd_epi16(pairs, splat32(0x1000_0001))
-    }
-
-    /// Stores the UTF-16 of the 16 code points `cps` at the start of `dst`
-    /// (32 units of room), the lanes `wide` marks as surrogate pairs (high
-    /// surrogate first); returns how many lanes were pairs. Every lane
-    /// keeps its low word, a pair's lane its high word too.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-    #[inline]
-    fn store_with_pairs(cps: V, wide: u16, dst: &mut [MaybeUninit<u16>]) -> usize {
-        // U' = U − 0x10000: high 0xD800 | U' >> 10, low 0xDC00 | U' & 0x3FF,
-        // the high in the lane's low word.
-        let u = _mm512_sub_epi32(cps, splat32(0x1_0000));
-        let high = _mm512_or_si512(_mm512_srli_epi32::<10>(u), splat32(0xD800));
-        let low = _mm512_slli_epi32::<16>(_mm512_and_si512(u, splat32(0x3FF)));
-        let pair = _mm512_ternarylogic_epi32::<0xFE>(high, low, splat32(0xDC00_0000));
-        let lanes = _mm512_mask_mov_epi32(cps, wide, pair);
-        // Each lane's low word, and the high word of the pairs' lanes.
-        let keep = _mm512_movepi16_mask(_mm512_mask_mov_epi32(
-            splat32(0x0000_FFFF),
-            wide,
-            splat32(u32::MAX),
-        ));
-        store32(dst, _mm512_maskz_compress_epi16(keep, lanes));
-        wide.count_ones() as usize
     }
 }

@@ -12,20 +12,13 @@ mod encode;
 
 use super::V;
 use crate::utf16::Utf16Kernel;
-use core::arch::x86_64::{_mm512_set1_epi16, _mm512_set1_epi32};
+use core::arch::x86_64::_mm512_set1_epi16;
 
 /// Every lane (16-bit) holds `x`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
 #[inline]
 fn splat16(x: u16) -> V {
     _mm512_set1_epi16(x as i16)
-}
-
-/// Every lane (32-bit) holds `x`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-#[inline]
-fn splat32(x: u32) -> V {
-    _mm512_set1_epi32(x as i32)
 }
 
 /// The conversions, as associated functions (`Utf16Vbmi2::decode`,
