@@ -606,10 +606,10 @@ impl Utf16Vbmi2 {
 
     /// The code units of the characters whose leads are `leads` (in the
     /// block `v` at `bytes[at..]`, limited to `decoded`, a prefix of it),
-    /// stored in order at the start of `dst` (which takes 64 units of
-    /// scratch); returns how many. When `SUBPARTS`, the positions `bad`
-    /// marks (a subset of `leads`: where a maximal subpart starts) are one
-    /// U+FFFD each.
+    /// stored in order at the start of `dst` (as
+    /// [`decode_words`](Self::decode_words) takes it); returns how many.
+    /// When `SUBPARTS`, the positions `bad` marks (a subset of `leads`:
+    /// where a maximal subpart starts) are one U+FFFD each.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
     fn decode_block<const SUBPARTS: bool>(
@@ -623,14 +623,13 @@ impl Utf16Vbmi2 {
     ) -> usize {
         let next = if decoded == u64::MAX {
             // A whole block that passed: its last character may run into
-            // the next block, whose continuation payloads it reads (if the
-            // character is broken, the next block's check flags it and its
-            // units are taken back).
-            let next = match bytes.get(at + N..at + 2 * N) {
+            // the next block, whose continuations' payload bits it reads (if
+            // the character is broken, the next block's check flags it and
+            // its units are taken back).
+            match bytes.get(at + N..at + 2 * N) {
                 Some(next) => Avx512::load(next.try_into().expect("N bytes")),
                 None => Avx512::load_tail(&bytes[at + N..]),
-            };
-            _mm512_and_si512(next, Avx512::splat(0x3F))
+            }
         } else {
             // A tail block, or the part before a flag: every character
             // decoded here ends inside it (a broken one is taken back).
@@ -640,7 +639,7 @@ impl Utf16Vbmi2 {
     }
 
     /// [`decode_block`](Self::decode_block) once `next` is known: the
-    /// payloads of the block after `v` (zero where nothing there is read).
+    /// block after `v` (zero where nothing there is read).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
     fn decode_chars<const SUBPARTS: bool>(
@@ -680,9 +679,9 @@ impl Utf16Vbmi2 {
     /// those after a 4-byte lead, 32 positions per half block; a 4-byte
     /// lead at byte 63 has its low surrogate from `next` after them.
     ///
-    /// `next` holds the bytes after the block, or their payloads (only
-    /// their payload bits are read); `two`, `three` and `four` mark the
-    /// block's bytes ≥ 0xC0 and ≥ 0xE0 and its 4-byte leads, a subset of
+    /// `next` holds the bytes after the block (only their payload bits
+    /// are read); `two`, `three` and `four` mark the block's bytes
+    /// ≥ 0xC0 and ≥ 0xE0 and its 4-byte leads, a subset of
     /// `leads` (each read only where `LONGEST` needs it). `dst` takes the
     /// units and 32 units of scratch after them, 65 units at least.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
