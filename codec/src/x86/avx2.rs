@@ -290,7 +290,7 @@ impl Avx2 {
     fn twenty_threes(
         window: &[u8; 64 + Self::AHEAD],
         phase: usize,
-        lanes: &mut [MaybeUninit<u32>],
+        lanes: &mut [MaybeUninit<u32>; 20],
     ) {
         debug_assert!(phase <= 3);
         for k in 0..2 {
@@ -363,6 +363,9 @@ impl Avx2 {
         out.reserve(len);
         let base = out.len();
         let dst = &mut out.spare_capacity_mut()[..len];
+        // Every lane counted in `written` is a character that starts before
+        // `at`, so `written <= at`: the bound the steps' stores below are
+        // proved in (with `at + 64 + AHEAD <= len` for a step's window).
         let (mut at, mut written) = (0, 0);
         // Whether `at` is known to be a character boundary after complete
         // characters (not only the end of a block of groups, which may cut
@@ -382,9 +385,9 @@ impl Avx2 {
                 }
                 let mut block = block;
                 loop {
-                    let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
-                        .try_into()
-                        .expect("64 lanes");
+                    // SAFETY: `written + 64 <= at + 64 <= len`: the step's
+                    // block and its lookahead are in `bytes`.
+                    let lanes = unsafe { lanes_at::<64>(dst, written) };
                     Self::widen64(block, lanes);
                     at += 64;
                     written += 64;
@@ -406,10 +409,9 @@ impl Avx2 {
                             if let Some(last) = bytes.get(at..at + 64) {
                                 let last: &[u8; 64] = last.try_into().expect("64 bytes");
                                 if Self::masks(last).0 == 0 {
-                                    let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst
-                                        [written..written + 64])
-                                        .try_into()
-                                        .expect("64 lanes");
+                                    // SAFETY: `written + 64 <= at + 64 <=
+                                    // len`: `last` is in `bytes`.
+                                    let lanes = unsafe { lanes_at::<64>(dst, written) };
                                     Self::widen64(last, lanes);
                                     at += 64;
                                     written += 64;
@@ -430,7 +432,8 @@ impl Avx2 {
                 && starts & RUN == super::shuffle::TWENTY_THREES
                 && (!CHECK || Self::twenty_threes_well_formed(block, three))
             {
-                Self::twenty_threes(window, 0, &mut dst[written..written + 20]);
+                // SAFETY: `written + 20 <= at + 20 <= len`.
+                Self::twenty_threes(window, 0, unsafe { lanes_at::<20>(dst, written) });
                 at += 60;
                 written += 20;
                 continue;
@@ -459,7 +462,8 @@ impl Avx2 {
             // CJK text comes back to a boundary.
             let phase = starts.trailing_zeros() as usize;
             if phase <= 3 && (starts >> phase) & RUN == super::shuffle::TWENTY_THREES {
-                Self::twenty_threes(window, phase, &mut dst[written..written + 20]);
+                // SAFETY: `written + 20 <= at + 20 <= len`.
+                Self::twenty_threes(window, phase, unsafe { lanes_at::<20>(dst, written) });
                 at += phase + 60;
                 written += 20;
                 boundary = true;
@@ -468,8 +472,10 @@ impl Avx2 {
             boundary = false;
             macro_rules! group {
                 ($pos:literal, $kind:ident) => {{
-                    let lanes: &mut [MaybeUninit<u32>; 16] =
-                        (&mut dst[written..written + 16]).try_into().expect("16 lanes");
+                    // SAFETY: the characters before this group start before
+                    // it, so `written + 16 <= at + $pos + 16 <= at + 64 <=
+                    // len`.
+                    let lanes = unsafe { lanes_at::<16>(dst, written) };
                     let from = window[$pos..$pos + 19].as_ptr();
                     let starts = (starts >> $pos) as u16;
                     // SAFETY: `from` is `window[$pos..]`, at least 32 readable
@@ -521,6 +527,23 @@ impl Avx2 {
         unsafe { out.set_len(base + written) };
         at
     }
+}
+
+/// The `K` lanes of `dst` from `at`, without the bounds check that slicing
+/// would repeat for every store of the decoding loop (a compare and a
+/// branch in each group of every block).
+///
+/// # Safety
+/// `at + K <= dst.len()`.
+#[inline(always)]
+unsafe fn lanes_at<const K: usize>(
+    dst: &mut [MaybeUninit<u32>],
+    at: usize,
+) -> &mut [MaybeUninit<u32>; K] {
+    debug_assert!(at + K <= dst.len());
+    // SAFETY: the caller's: `dst[at..at + K]` is in bounds, and an array of
+    // `K` lanes has a lane's alignment.
+    unsafe { &mut *dst.as_mut_ptr().add(at).cast() }
 }
 
 /// One load instruction, `$instr` with its operands `{v}` (a YMM
