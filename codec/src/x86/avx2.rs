@@ -14,7 +14,7 @@ pub(crate) mod utf16;
 
 use super::lossy::lossy_decoder;
 use super::pack::{store16, COMPACT, COMPACT2, THREE};
-use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
+use super::{fused_decoder, incomplete_max, lanes_at, tail_words, validator, Isa};
 use crate::encode::EncodeFailure;
 use crate::validate::is_lone;
 use core::arch::x86_64::*;
@@ -387,7 +387,7 @@ impl Avx2 {
                 loop {
                     // SAFETY: `written + 64 <= at + 64 <= len`: the step's
                     // block and its lookahead are in `bytes`.
-                    let lanes = unsafe { lanes_at::<64>(dst, written) };
+                    let lanes = unsafe { lanes_at::<_, 64>(dst, written) };
                     Self::widen64(block, lanes);
                     at += 64;
                     written += 64;
@@ -411,7 +411,7 @@ impl Avx2 {
                                 if Self::masks(last).0 == 0 {
                                     // SAFETY: `written + 64 <= at + 64 <=
                                     // len`: `last` is in `bytes`.
-                                    let lanes = unsafe { lanes_at::<64>(dst, written) };
+                                    let lanes = unsafe { lanes_at::<_, 64>(dst, written) };
                                     Self::widen64(last, lanes);
                                     at += 64;
                                     written += 64;
@@ -433,7 +433,7 @@ impl Avx2 {
                 && (!CHECK || Self::twenty_threes_well_formed(block, three))
             {
                 // SAFETY: `written + 20 <= at + 20 <= len`.
-                Self::twenty_threes(window, 0, unsafe { lanes_at::<20>(dst, written) });
+                Self::twenty_threes(window, 0, unsafe { lanes_at::<_, 20>(dst, written) });
                 at += 60;
                 written += 20;
                 continue;
@@ -463,7 +463,7 @@ impl Avx2 {
             let phase = starts.trailing_zeros() as usize;
             if phase <= 3 && (starts >> phase) & RUN == super::shuffle::TWENTY_THREES {
                 // SAFETY: `written + 20 <= at + 20 <= len`.
-                Self::twenty_threes(window, phase, unsafe { lanes_at::<20>(dst, written) });
+                Self::twenty_threes(window, phase, unsafe { lanes_at::<_, 20>(dst, written) });
                 at += phase + 60;
                 written += 20;
                 boundary = true;
@@ -475,7 +475,7 @@ impl Avx2 {
                     // SAFETY: the characters before this group start before
                     // it, so `written + 16 <= at + $pos + 16 <= at + 64 <=
                     // len`.
-                    let lanes = unsafe { lanes_at::<16>(dst, written) };
+                    let lanes = unsafe { lanes_at::<_, 16>(dst, written) };
                     let from = window[$pos..$pos + 19].as_ptr();
                     let starts = (starts >> $pos) as u16;
                     // SAFETY: `from` is `window[$pos..]`, at least 32 readable
@@ -527,23 +527,6 @@ impl Avx2 {
         unsafe { out.set_len(base + written) };
         at
     }
-}
-
-/// The `K` lanes of `dst` from `at`, without the bounds check that slicing
-/// would repeat for every store of the decoding loop (a compare and a
-/// branch in each group of every block).
-///
-/// # Safety
-/// `at + K <= dst.len()`.
-#[inline(always)]
-unsafe fn lanes_at<const K: usize>(
-    dst: &mut [MaybeUninit<u32>],
-    at: usize,
-) -> &mut [MaybeUninit<u32>; K] {
-    debug_assert!(at + K <= dst.len());
-    // SAFETY: the caller's: `dst[at..at + K]` is in bounds, and an array of
-    // `K` lanes has a lane's alignment.
-    unsafe { &mut *dst.as_mut_ptr().add(at).cast() }
 }
 
 /// One load instruction, `$instr` with its operands `{v}` (a YMM

@@ -96,6 +96,24 @@ pub(crate) trait Isa {
     type Mask: Copy;
 }
 
+/// The `K` elements of `dst` from `at`, without the bounds check that
+/// slicing repeats for every store of a decoding loop (a compare and a
+/// branch in each group of every block, where the compiler cannot prove
+/// the loop's own bound on how far its output runs ahead).
+///
+/// # Safety
+/// `at + K <= dst.len()`.
+#[inline(always)]
+unsafe fn lanes_at<T, const K: usize>(
+    dst: &mut [MaybeUninit<T>],
+    at: usize,
+) -> &mut [MaybeUninit<T>; K] {
+    debug_assert!(at + K <= dst.len());
+    // SAFETY: the caller's: `dst[at..at + K]` is in bounds, and an array of
+    // `K` elements has an element's alignment.
+    unsafe { &mut *dst.as_mut_ptr().add(at).cast() }
+}
+
 /// Repeats a 16-byte table across a `W`-byte register image (the shuffle
 /// instructions look up within each 16-byte lane).
 const fn repeat<const W: usize>(table: [u8; 16]) -> [u8; W] {
@@ -705,6 +723,7 @@ macro_rules! validator {
 pub(crate) use validator;
 
 use crate::Utf8Error;
+use core::mem::MaybeUninit;
 
 /// The exact error, given that no check flagged any byte before `flagged`
 /// (so `bytes[..flagged]` is well-formed but for one character perhaps left

@@ -28,7 +28,7 @@
 
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
-use super::super::super::utf16;
+use super::super::super::{lanes_at, utf16};
 use super::super::{window_values, Avx2};
 use super::Utf16Avx2;
 use crate::{Verdict, REPLACEMENT};
@@ -43,6 +43,9 @@ const GROUP: usize = 16;
 /// path's last 8-unit store can start at unit 13 (twelve ASCII bytes and
 /// a 4-byte lead, two units, in the first 12 bytes).
 const ROOM: usize = 24;
+// The strict loop's unchecked stores: the second group's room, from at
+// most one unit past its start, ends within `dst`'s slack past the step.
+const _: () = assert!(GROUP + 1 + ROOM <= STEP + utf16::DECODE_SLACK);
 
 /// A group's (or, as `u32`, a step's) masks: bit `i` says byte `i` is not
 /// ASCII, starts a character (is not 0x80..=0xBF; in lossy decoding, or
@@ -108,6 +111,13 @@ pub(super) mod copy {
     pub(in super::super) const LOSSY_PASSED: u8 = 1;
     /// The lossy loop's steps with subparts, out of line.
     pub(in super::super) const LOSSY_FLAGGED: u8 = 2;
+}
+
+/// A group's room at the start of `dst` (checked: for the callers
+/// outside the strict loop, whose bounds are not proved).
+#[inline]
+pub(super) fn room(dst: &mut [MaybeUninit<u16>]) -> &mut [MaybeUninit<u16>; ROOM] {
+    (&mut dst[..ROOM]).try_into().expect("a group's room")
 }
 
 /// Stores the 16 code units of `v` at the start of `dst`.
@@ -206,7 +216,11 @@ impl Utf16Avx2 {
         // The step before (zero before the first), the check's context.
         let mut prev = _mm256_setzero_si256();
         // Invariant: `dst[..written]` holds the code units of the
-        // characters that start before `at`, `written` ≤ `at` + 1.
+        // characters that start before `at`, `written` ≤ `at` + 1 (no
+        // more units than bytes, but for a 4-byte character that starts
+        // before `at` and ends after it); the stores below are proved in
+        // it, with `at + STEP <= len` for a step and `dst`'s room of
+        // `len + DECODE_SLACK` units.
         while let Some(block) = bytes.get(at..at + STEP) {
             let block: &[u8; STEP] = block.try_into().expect("32 bytes");
             // SAFETY: `block` is 32 readable bytes, the load's width.
@@ -216,12 +230,12 @@ impl Utf16Avx2 {
                 if CHECK && Avx2::incomplete(prev) {
                     break;
                 }
+                // SAFETY: `written + 32 <= at + 33 <= len + 1` (the loop's
+                // bounds), within the room.
+                let to: &mut [MaybeUninit<u16>; STEP] = unsafe { lanes_at(dst, written) };
+                store16(to, _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)));
                 store16(
-                    &mut dst[written..],
-                    _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v)),
-                );
-                store16(
-                    &mut dst[written + 16..],
+                    &mut to[16..],
                     _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v)),
                 );
                 at += STEP;
@@ -240,10 +254,8 @@ impl Utf16Avx2 {
                     if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
                         break;
                     }
-                    let to: &mut [MaybeUninit<u16>; 2 * STEP] = (&mut dst
-                        [written..written + 2 * STEP])
-                        .try_into()
-                        .expect("64 units");
+                    // SAFETY: `written + 64 <= at + 65 <= len + 1`.
+                    let to: &mut [MaybeUninit<u16>; 2 * STEP] = unsafe { lanes_at(dst, written) };
                     for (k, v) in [a, b].into_iter().enumerate() {
                         store16(
                             &mut to[32 * k..],
@@ -298,9 +310,8 @@ impl Utf16Avx2 {
                 & !four;
             if starts & !three == 0 {
                 // 3-byte characters only (CJK text), 10 or 11 of them.
-                let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[written..written + 16])
-                    .try_into()
-                    .expect("16 units");
+                // SAFETY: `written + 16 <= at + 17 <= len + 1`.
+                let to: &mut [MaybeUninit<u16>; 16] = unsafe { lanes_at(dst, written) };
                 Self::step_of_threes(window, starts, to);
                 written += starts.count_ones() as usize;
                 at += STEP;
@@ -313,13 +324,12 @@ impl Utf16Avx2 {
                     three: (three >> (GROUP * h)) as u16,
                     four: (four >> (GROUP * h)) as u16,
                 };
-                written += Self::group_at::<false, { copy::STRICT }>(
-                    window,
-                    GROUP * h,
-                    masks,
-                    0,
-                    &mut dst[written..],
-                );
+                // SAFETY: the characters before the group start before it,
+                // so `written + ROOM <= at + GROUP * h + 1 + ROOM <= at + 41
+                // <= len + DECODE_SLACK`.
+                let room = unsafe { lanes_at(dst, written) };
+                written +=
+                    Self::group_at::<false, { copy::STRICT }>(window, GROUP * h, masks, 0, room);
             }
             at += STEP;
         }
@@ -387,7 +397,7 @@ impl Utf16Avx2 {
                 from,
                 masks,
                 0,
-                &mut dst[written..],
+                room(&mut dst[written..]),
             );
             from += GROUP;
         }
@@ -406,11 +416,11 @@ impl Utf16Avx2 {
         bad: u16,
         dst: &mut [MaybeUninit<u16>],
     ) -> usize {
-        Self::group_at::<true, { copy::LOSSY_FLAGGED }>(bytes, from, masks, bad, dst)
+        Self::group_at::<true, { copy::LOSSY_FLAGGED }>(bytes, from, masks, bad, room(dst))
     }
 
     /// [`group`](Self::group) of the 16 bytes of `bytes` from `from` (and
-    /// the 3 after them), into the front of `dst`.
+    /// the 3 after them), into `dst`.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     pub(super) fn group_at<const SUBPARTS: bool, const COPY: u8>(
@@ -418,14 +428,12 @@ impl Utf16Avx2 {
         from: usize,
         masks: Masks<u16>,
         bad: u16,
-        dst: &mut [MaybeUninit<u16>],
+        dst: &mut [MaybeUninit<u16>; ROOM],
     ) -> usize {
         let group: &[u8; GROUP + 3] = bytes[from..from + GROUP + 3]
             .try_into()
             .expect("a group and 3 bytes");
-        let room: &mut [MaybeUninit<u16>; ROOM] =
-            (&mut dst[..ROOM]).try_into().expect("a group's room");
-        Self::group::<SUBPARTS, COPY>(group, masks, bad, room)
+        Self::group::<SUBPARTS, COPY>(group, masks, bad, dst)
     }
 
     /// Decodes the characters that start in the first 16 of `bytes` (the

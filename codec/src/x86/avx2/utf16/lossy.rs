@@ -2,7 +2,7 @@
 //! steps and the strict decoder's groups: the loop is
 //! [`utf16_lossy_decoder!`]'s; here are the steps it calls.
 
-use super::decode::{copy, Masks, STEP};
+use super::decode::{copy, room, Masks, STEP};
 use super::Utf16Avx2;
 use crate::x86::avx2::Avx2;
 use crate::x86::utf16_lossy::utf16_lossy_decoder;
@@ -86,7 +86,7 @@ impl Utf16Avx2 {
                 16 * h,
                 group,
                 0,
-                &mut dst[written..],
+                room(&mut dst[written..]),
             );
         }
         written
