@@ -171,7 +171,8 @@ impl Utf16Avx2 {
     pub(crate) fn decode(bytes: &[u8], out: &mut Vec<u16>) -> Verdict {
         // SAFETY: `steps` writes the code units of the characters before
         // where it stops, checked but for one left open there; the
-        // validator is this kernel's.
+        // validator is this kernel's. `decode_checked` hands `steps` the
+        // room it asks for, `len + DECODE_SLACK` units.
         unsafe {
             utf16::decode_checked(
                 bytes,
@@ -186,7 +187,8 @@ impl Utf16Avx2 {
     /// Appends the UTF-16 of `text`.
     #[target_feature(enable = "avx2,popcnt")]
     pub(crate) fn decode_valid(text: &str, out: &mut Vec<u16>) {
-        // SAFETY: `steps` and `tail` write the code units they count.
+        // SAFETY: `steps` and `tail` write the code units they count;
+        // `decode_valid` hands `steps` `len + DECODE_SLACK` units.
         unsafe {
             utf16::decode_valid(
                 text,
@@ -206,9 +208,17 @@ impl Utf16Avx2 {
     /// open), and the loop stops before the first that fails; the bytes
     /// before `at` are then well-formed but for a character the steps
     /// decoded whose end is past `at`.
+    ///
+    /// # Safety
+    /// `dst` must hold `bytes.len() + DECODE_SLACK` units or more: the
+    /// steps store without bounds checks, within that room.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn steps<const CHECK: bool>(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> (usize, usize) {
+    unsafe fn steps<const CHECK: bool>(
+        bytes: &[u8],
+        dst: &mut [MaybeUninit<u16>],
+    ) -> (usize, usize) {
+        debug_assert!(dst.len() >= bytes.len() + utf16::DECODE_SLACK);
         let (mut at, mut written) = (0, 0);
         let len = bytes.len();
         // The last step, when fewer than 3 bytes follow it, zero-padded.
