@@ -1,10 +1,14 @@
-//! The AVX2 kernel (32-byte registers): SIMD validation, decoding by
-//! [`super::shuffle`]'s loop with 16 bytes of any characters at a time
-//! ([`bmp16`], [`window16`]), encoding 16 values at a time ([`encode`]),
+//! The AVX2 kernel (32-byte registers): SIMD validation; decoding by a
+//! block loop of its own for long inputs ([`decode_fixed`]: 32 bytes of
+//! 1- to 3-byte characters at a time, [`bmp32_at`]) and by
+//! [`super::shuffle`]'s loop for short ones, with 16 bytes of any
+//! characters at a time ([`bmp16`], [`window16`]); encoding 16 values at a
+//! time ([`encode`]),
 //! and one-pass lossy decoding to UTF-8 (`lossy_decoder!`, with a stray
 //! step of its own: [`stray_step`]). The kernel's functions, the
 //! operations the shared code calls and what it expands to are [`Avx2`]'s.
 //!
+//! [`decode_fixed`]: Avx2::decode_fixed
 //! [`encode`]: Avx2::encode
 //! [`bmp16`]: Avx2::bmp16
 //! [`window16`]: Avx2::window16
@@ -349,13 +353,14 @@ impl Avx2 {
     ///   after the continuations of the character the block before took:
     ///   fixed shuffles, and the next block starts after them, so that CJK
     ///   text keeps to this path;
-    /// - otherwise four 16-byte groups, each taking the characters that
-    ///   start in it (reading up to 3 bytes past it), by the widest kind
-    ///   in the block: widening or 1- to 2-byte words, 3-byte shuffles or
-    ///   1- to 3-byte words, or 4-byte windows. The groups' positions do
-    ///   not depend on how many bytes the one before took, so the block's
-    ///   work has no chain through them; a character the last group takes
-    ///   may end in the next block, which begins after it.
+    /// - otherwise groups, each taking the characters that start in it
+    ///   (reading up to 3 bytes past it): without 4-byte characters, two
+    ///   of 32 bytes ([`bmp32_at`], the same work whatever the mix of
+    ///   lengths); with them, four 16-byte windows ([`window16_at`]). The
+    ///   groups' positions do not depend on how many bytes the one before
+    ///   took, so the block's work has no chain through them; a character
+    ///   the last group takes may end in the next block, which begins
+    ///   after it.
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
     #[inline]
     fn decode_fixed<const CHECK: bool>(bytes: &[u8], out: &mut Vec<u32>) -> usize {
@@ -375,7 +380,6 @@ impl Avx2 {
             let window: &[u8; 64 + Self::AHEAD] = window.try_into().expect("a block and more");
             let block: &[u8; 64] = window[..64].try_into().expect("64 bytes");
             let (non_ascii, starts, four) = Self::masks(block);
-            let three = Self::three_byte_leads(block);
             if non_ascii == 0 {
                 if CHECK && at > 0 {
                     let before: &[u8; N] = bytes[at - N..at].try_into().expect("N bytes");
@@ -430,7 +434,7 @@ impl Avx2 {
             const RUN: u64 = (1 << 61) - 1;
             if boundary
                 && starts & RUN == super::shuffle::TWENTY_THREES
-                && (!CHECK || Self::twenty_threes_well_formed(block, three))
+                && (!CHECK || Self::twenty_threes_well_formed(block, Self::three_byte_leads(block)))
             {
                 // SAFETY: `written + 20 <= at + 20 <= len`.
                 Self::twenty_threes(window, 0, unsafe { lanes_at::<_, 20>(dst, written) });
@@ -470,51 +474,26 @@ impl Avx2 {
                 continue;
             }
             boundary = false;
-            macro_rules! group {
-                ($pos:literal, $kind:ident) => {{
-                    // SAFETY: the characters before this group start before
-                    // it, so `written + 16 <= at + $pos + 16 <= at + 64 <=
+            if four == 0 {
+                // 1- to 3-byte characters, 32 bytes at a time, with no
+                // branch on which of them start what (`bmp32_at`).
+                for pos in [0, 32] {
+                    // SAFETY: the characters before `pos` start before it,
+                    // so `written + 32 <= at + pos + 32 <= at + 64 <= len`.
+                    let lanes = unsafe { lanes_at::<_, 32>(dst, written) };
+                    let from = window[pos..pos + 34].as_ptr();
+                    // SAFETY: `from` is 34 readable bytes.
+                    written += unsafe { bmp32_at(from, (starts >> pos) as u32, lanes) };
+                }
+            } else {
+                for pos in [0, 16, 32, 48] {
+                    // SAFETY: as above, `written + 16 <= at + pos + 16 <=
                     // len`.
                     let lanes = unsafe { lanes_at::<_, 16>(dst, written) };
-                    let from = window[$pos..$pos + 19].as_ptr();
-                    let starts = (starts >> $pos) as u16;
-                    // SAFETY: `from` is `window[$pos..]`, at least 32 readable
-                    // bytes.
-                    written += unsafe { group!(@$kind, $pos, from, starts, lanes) };
-                }};
-                (@four, $pos:literal, $from:ident, $starts:ident, $lanes:ident) => {
-                    window16_at($from, $starts, $lanes)
-                };
-                (@three, $pos:literal, $from:ident, $starts:ident, $lanes:ident) => {
-                    if $starts & !((three >> $pos) as u16) == 0 {
-                        threes_at($from, $starts, $lanes)
-                    } else {
-                        bmp16_at($from, $starts, $lanes)
-                    }
-                };
-                (@two, $pos:literal, $from:ident, $starts:ident, $lanes:ident) => {
-                    if (non_ascii >> $pos) as u16 == 0 {
-                        widen16_at($from, $lanes)
-                    } else {
-                        bmp16_at($from, $starts, $lanes)
-                    }
-                };
-            }
-            if four | three == 0 {
-                group!(0, two);
-                group!(16, two);
-                group!(32, two);
-                group!(48, two);
-            } else if four != 0 {
-                group!(0, four);
-                group!(16, four);
-                group!(32, four);
-                group!(48, four);
-            } else {
-                group!(0, three);
-                group!(16, three);
-                group!(32, three);
-                group!(48, three);
+                    let from = window[pos..pos + 19].as_ptr();
+                    // SAFETY: `from` is 19 readable bytes.
+                    written += unsafe { window16_at(from, (starts >> pos) as u16, lanes) };
+                }
             }
             at += 64;
         }
@@ -554,16 +533,6 @@ macro_rules! load_asm {
     }};
 }
 
-/// `vpmovzxbw`: the 16 bytes at `p` as 16-bit words ([`load_asm!`]).
-///
-/// # Safety
-/// `p` must be valid for 16 bytes of reads.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn words_at(p: *const u8) -> V {
-    load_asm!("vpmovzxbw {v}, xmmword ptr [{p}]", p)
-}
-
 /// `vbroadcasti128`: the 16 bytes at `p` in both halves ([`load_asm!`]).
 ///
 /// # Safety
@@ -574,86 +543,94 @@ unsafe fn broadcast_at(p: *const u8) -> V {
     load_asm!("vbroadcasti128 {v}, xmmword ptr [{p}]", p)
 }
 
-/// `vpmovzxbd`: the 8 bytes at `p` as 32-bit lanes ([`load_asm!`]).
+/// Decodes the characters that start in the 32 bytes at `p`, all of 1 to 3
+/// bytes (`starts`, the start mask, says where), with no branch on where
+/// they are: stores their code points to `lanes` (and garbage up to 32
+/// lanes: the caller leaves room) and returns how many characters that is.
+///
+/// Every byte gets the low and the high byte of the 16-bit code point it
+/// would start (all three lengths are in the BMP), computed on 32 bytes at
+/// once (RFC 3629 §3: 7 payload bits of ASCII; 5 of a 2-byte lead, 4 of a
+/// 3-byte one, 6 of each continuation). Kept as bytes, the three inputs are
+/// plain loads and the arithmetic runs on any vector port, where
+/// [`bmp16`](Avx2::bmp16) widens its inputs to words first, in the shuffle
+/// unit that its packing and stores need too. Interleaving the two bytes
+/// gives each 128-bit lane 8 words of consecutive positions, which
+/// [`WORDS`](super::shuffle::WORDS) controls pack, 8 start bits each.
+///
+/// No branch asks which bytes start what: in real text that changes from
+/// one 16 bytes to the next, and a choice per 16 bytes between this and
+/// cheaper fixed shuffles (all ASCII, all 3-byte characters) cost more in
+/// mispredicted branches than it saved.
 ///
 /// # Safety
-/// `p` must be valid for 8 bytes of reads.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn dwords_at(p: *const u8) -> V {
-    load_asm!("vpmovzxbd {v}, qword ptr [{p}]", p)
-}
-
-/// Stores the 16 ASCII bytes at `p` as 16 code points.
-///
-/// # Safety
-/// `p` must be valid for 16 bytes of reads.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn widen16_at(p: *const u8, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
-    // SAFETY: 16 readable bytes at `p`; `lanes` is 16 writable lanes, two
-    // 32-byte stores.
-    unsafe {
-        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), dwords_at(p));
-        _mm256_storeu_si256(lanes[8..].as_mut_ptr().cast(), dwords_at(p.add(8)));
-    }
-    16
-}
-
-/// [`bmp16`](Avx2::bmp16) on the 16 bytes at `p` (and the 2 after them).
-///
-/// # Safety
-/// `p` must be valid for 18 bytes of reads.
+/// `p` must be valid for 34 bytes of reads.
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
-unsafe fn bmp16_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
+unsafe fn bmp32_at(p: *const u8, starts: u32, lanes: &mut [MaybeUninit<u32>; 32]) -> usize {
     use super::shuffle::WORDS;
-    // SAFETY: `p[0..18]` is readable: each load reads 16 bytes of it.
-    let [first, second, third] = unsafe { [words_at(p), words_at(p.add(1)), words_at(p.add(2))] };
-    let word = |w: i16| _mm256_set1_epi16(w);
-    let second6 = _mm256_and_si256(second, word(0x3F));
-    // The lead and the next byte, `b0·2⁶ + b1` (the lead unmasked): its low
-    // 11 bits are a 2-byte character's value (5 bits of the lead); moved on
-    // by 6 with the third byte's 6 bits, its 16 bits are a 3-byte one's (4
-    // bits of the lead: the shift drops the rest). RFC 3629 §3.
-    let joined = _mm256_or_si256(_mm256_slli_epi16::<6>(first), second6);
-    let two = _mm256_and_si256(joined, word(0x7FF));
-    let three = _mm256_or_si256(
-        _mm256_slli_epi16::<6>(joined),
-        _mm256_and_si256(third, word(0x3F)),
+    // SAFETY: `p[0..34]` is readable: each load reads 32 bytes of it.
+    let [b0, b1, b2] = unsafe { [0, 1, 2].map(|k| _mm256_loadu_si256(p.add(k).cast::<__m256i>())) };
+    let byte = |b: u8| _mm256_set1_epi8(b as i8);
+    // Byte-wise shifts as 16-bit shifts: a shift by `s` < 8 moves each
+    // byte's own bits, and the mask after it drops what came from the
+    // byte beside it.
+    let low6 = |v: V| _mm256_and_si256(_mm256_slli_epi16::<6>(v), byte(0xC0));
+    // A 3-byte character's low byte is a 2-byte one's a byte on. (As
+    // signed bytes, ASCII compares above 0xDF too: it takes `b0` below.)
+    let three = _mm256_cmpgt_epi8(b0, byte(0xDF));
+    let (x, y) = (
+        _mm256_blendv_epi8(b0, b1, three),
+        _mm256_blendv_epi8(b1, b2, three),
     );
-    let values = _mm256_blendv_epi8(
-        first,
-        _mm256_blendv_epi8(two, three, _mm256_cmpgt_epi16(first, word(0xDF))),
-        _mm256_cmpgt_epi16(first, word(0x7F)),
+    let non_ascii = _mm256_cmpgt_epi8(byte(0), b0);
+    let low = _mm256_blendv_epi8(
+        b0,
+        _mm256_or_si256(low6(x), _mm256_and_si256(y, byte(0x3F))),
+        non_ascii,
     );
-    let (low, high) = (usize::from(starts as u8), usize::from((starts >> 8) as u8));
+    let high2 = _mm256_and_si256(_mm256_srli_epi16::<2>(b0), byte(0x07));
+    let high3 = _mm256_or_si256(
+        _mm256_and_si256(_mm256_slli_epi16::<4>(b0), byte(0xF0)),
+        _mm256_and_si256(_mm256_srli_epi16::<2>(b1), byte(0x0F)),
+    );
+    let high = _mm256_and_si256(_mm256_blendv_epi8(high2, high3, three), non_ascii);
+    // Positions 0–7 and 16–23, then 8–15 and 24–31, as words.
+    let (even, odd) = (
+        _mm256_unpacklo_epi8(low, high),
+        _mm256_unpackhi_epi8(low, high),
+    );
+    let mask = |k: u32| usize::from((starts >> (8 * k)) as u8);
     // SAFETY: the controls are 16-byte statics.
-    let control = unsafe {
+    let control = |lo: usize, hi: usize| unsafe {
         _mm256_loadu2_m128i(
-            WORDS[high].shuffle.as_ptr().cast(),
-            WORDS[low].shuffle.as_ptr().cast(),
+            WORDS[hi].shuffle.as_ptr().cast(),
+            WORDS[lo].shuffle.as_ptr().cast(),
         )
     };
-    store_words(_mm256_shuffle_epi8(values, control), low, high, lanes)
-}
-
-/// Decodes the characters that start in the 16 bytes at `p` when all of
-/// them are 3-byte characters (`starts`, the start mask, says where: every
-/// third byte from the first start, 0 to 3): two fixed shuffles of 12 bytes
-/// each from the first start, no table.
-///
-/// # Safety
-/// `p` must be valid for 31 bytes of reads.
-#[target_feature(enable = "avx2,bmi1,popcnt")]
-#[inline]
-unsafe fn threes_at(p: *const u8, starts: u16, lanes: &mut [MaybeUninit<u32>; 16]) -> usize {
-    let phase = starts.trailing_zeros() as usize;
-    debug_assert!(phase <= 3);
-    let lanes: &mut [MaybeUninit<u32>; 8] = (&mut lanes[..8]).try_into().expect("8 lanes");
-    // SAFETY: `p[phase..phase + 28]` is readable (`phase` ≤ 3).
-    unsafe { eight_threes_at(p.add(phase), lanes) };
-    starts.count_ones() as usize
+    let even = _mm256_shuffle_epi8(even, control(mask(0), mask(2)));
+    let odd = _mm256_shuffle_epi8(odd, control(mask(1), mask(3)));
+    let mut written = 0;
+    for (k, words) in [
+        _mm256_castsi256_si128(even),
+        _mm256_castsi256_si128(odd),
+        _mm256_extracti128_si256::<1>(even),
+        _mm256_extracti128_si256::<1>(odd),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // SAFETY: `written` ≤ 8·k ≤ 24: 8 writable lanes, 32 bytes, the
+        // store's width.
+        unsafe {
+            _mm256_storeu_si256(
+                lanes.as_mut_ptr().add(written).cast(),
+                _mm256_cvtepu16_epi32(words),
+            )
+        };
+        written += mask(k as u32).count_ones() as usize;
+    }
+    written
 }
 
 /// Stores the eight 3-byte characters that are the 24 bytes at `p` as
