@@ -127,8 +127,10 @@ fn record_run() {
         "kernel_env": std::env::var("UTF8CONFORM_KERNEL").unwrap_or_default(),
         "simdutf_env": std::env::var("SIMDUTF_FORCE_IMPLEMENTATION").unwrap_or_default(),
         "load_at_start": load_average(),
-        // The report says how outputs were placed by what the run did.
+        // The report says how outputs were placed, and what the small
+        // rows decoded, by what the run did.
         "output_placement": "rotating",
+        "small_inputs": "distinct",
     }));
 }
 
@@ -188,106 +190,89 @@ fn write_meta(meta: serde_json::Value) {
 /// another tenant on the core's other hardware thread would do that.
 const ROUNDS: [&str; 3] = ["", "@2", "@3"];
 
-/// How many places in memory a 64-byte or 4 KiB input is measured at, in
-/// turn.
+/// A row's inputs (one, or the distinct slices of [`common::POOL`]) laid
+/// out in one buffer, each at its own alignment and page offset.
 ///
-/// Where the allocator happens to put the input and the output changes a
-/// call's speed by up to half, and one run of the benchmark process keeps
-/// one placement throughout (each round allocates the same sizes in the
-/// same order, so it gets the same addresses): measured, the same 4 KiB
-/// lossy decode ran at 6.6 or 14 GB/s from one run to the next (the output
-/// stored a little ahead of the input modulo 4 KiB, so that loads wait on
-/// unrelated stores: "4K aliasing"), decoding random mixed text to UTF-32
-/// at 4.3 or 6.1 GB/s depending on where in its page the input began, and
-/// a 64-byte ASCII decode to UTF-32 took 16.8 ns in one run and 24.8 ns in
-/// all three rounds of the next, the 256 bytes it stores landing where the
-/// next call loads its input (a scan of output placements: 16.3 to 31 ns).
-/// So each contender reads the input from eight places in turn, one per
-/// call (page offsets `k · 520`, which also vary the alignment), and its
-/// output goes to fifteen in turn (the global allocator, [`placement`]):
-/// it is measured at all of them alike, wherever the process's heap began.
-/// A 1 MiB call's output moves through every offset as it grows.
-const PLACEMENTS: usize = 8;
-
-/// Copies of an input at distinct offsets within a 4 KiB page.
-struct Placed<T> {
-    buffers: Vec<Vec<T>>,
-    offsets: Vec<usize>,
-    len: usize,
+/// Where input and output lie changes a call's speed by up to half: loads
+/// that wait on unrelated stores to the same offset in another 4 KiB page
+/// ("4K aliasing"), a 64-byte call's stores landing where the next call
+/// loads its input. So no row keeps one placement: each input of a 4 KiB
+/// row starts [`GAP`] bytes after the one before ends (page offsets `k ·
+/// 520`, which also vary the alignment), each input of a 64-byte row 8
+/// bytes after it (every alignment to a cache line, in eight steps, with
+/// the pool in as little cache as that allows); outputs go to fifteen
+/// places in turn (the global allocator, [`placement`]). A 1 MiB row's
+/// output moves through every offset as it grows.
+struct Pool<T> {
+    buffer: Vec<T>,
+    /// Each input's start and length in `buffer`.
+    spans: Vec<(usize, usize)>,
 }
 
-impl<T: Copy + Default> Placed<T> {
-    fn new(data: &[T], count: usize) -> Placed<T> {
-        let len = data.len();
-        if count == 1 {
+/// Bytes between two inputs of a 4 KiB row (see [`Pool`]).
+const GAP: usize = 520;
+
+impl<T: Copy + Default> Pool<T> {
+    fn new<V: AsRef<[T]>>(variants: &[V]) -> Pool<T> {
+        if let [one] = variants {
             // As it is: one allocation of its own, wherever it lands.
-            let (buffers, offsets) = (vec![data.to_vec()], vec![0]);
-            return Placed {
-                buffers,
-                offsets,
-                len,
+            let one = one.as_ref();
+            return Pool {
+                buffer: one.to_vec(),
+                spans: vec![(0, one.len())],
             };
         }
         let size = core::mem::size_of::<T>();
-        let (mut buffers, mut offsets) = (Vec::new(), Vec::new());
-        for k in 0..count {
-            let mut buffer = vec![T::default(); data.len() + 4096 / size];
-            let want = k * 520 % 4096;
-            let offset = (want + 4096 - buffer.as_ptr() as usize % 4096) % 4096 / size;
-            buffer[offset..offset + data.len()].copy_from_slice(data);
-            buffers.push(buffer);
-            offsets.push(offset);
+        let longest = variants.iter().map(|v| v.as_ref().len()).max().unwrap_or(0);
+        let gap = if longest * size >= 4096 { GAP } else { 8 } / size;
+        let mut buffer = Vec::new();
+        let mut spans = Vec::new();
+        for variant in variants {
+            let variant = variant.as_ref();
+            spans.push((buffer.len(), variant.len()));
+            buffer.extend_from_slice(variant);
+            buffer.resize(buffer.len() + gap, T::default());
         }
-        Placed {
-            buffers,
-            offsets,
-            len,
-        }
+        Pool { buffer, spans }
     }
 
-    fn copies(&self) -> Vec<&[T]> {
-        let slices = self.buffers.iter().zip(&self.offsets);
-        slices.map(|(b, &o)| &b[o..o + self.len]).collect()
+    /// The inputs, one per call in turn: a power of two of them.
+    fn inputs(&self) -> Vec<&[T]> {
+        assert!(self.spans.len().is_power_of_two(), "a turn is an AND");
+        let spans = self.spans.iter();
+        spans.map(|&(at, len)| &self.buffer[at..at + len]).collect()
     }
 }
 
-/// `$b.iter` over the copies of an input, one per call in turn (the same
-/// slice every call when there is one; otherwise one per placement), the
-/// slice bound to `$input` for `$call`.
+/// `$b.iter` over a row's inputs ([`Pool::inputs`]), one per call in turn,
+/// the slice bound to `$input` for `$call`.
 ///
 /// A macro, so that `$call` is written inside the closure that criterion
-/// times, as it was before placements: behind one more closure or a
-/// function item, the codec's `#[inline(always)]` entry points were not
-/// inlined, and returned their vector through the stack into a
-/// store-forwarding stall (measured: 64-byte decode to UTF-32 2.7 against
-/// 4.0 GB/s, simdutf unchanged).
+/// times: behind one more closure or a function item, the codec's
+/// `#[inline(always)]` entry points were not inlined, and returned their
+/// vector through the stack into a store-forwarding stall.
 macro_rules! iter_placed {
-    ($b:expr, $copies:expr, |$input:ident| $call:expr) => {{
+    ($b:expr, $inputs:expr, |$input:ident| $call:expr) => {{
         let _armed = crate::placement::Armed::new();
-        match $copies[..] {
+        let inputs: &[_] = &$inputs[..];
+        match inputs {
             [one] => $b.iter(|| {
-                let $input = black_box(one);
+                let $input = black_box(*one);
                 $call
             }),
             _ => {
-                // A constant power of two: the turn is an AND, not a
-                // division in the loop's dependency chain.
-                let copies: &[_; PLACEMENTS] = $copies[..].try_into().expect("one per placement");
+                // A power of two: the turn is an AND, not a division in the
+                // loop's dependency chain.
+                let mask = inputs.len() - 1;
                 let mut k = 0;
                 $b.iter(|| {
-                    k = (k + 1) % PLACEMENTS;
+                    k = (k + 1) & mask;
                     // The index goes through `black_box`, not the slice:
-                    // `black_box(copies[k])` copied the slice to the stack
-                    // as one 16-byte vector store and read it back as two
-                    // 8-byte loads (in the compiled loop), most likely a
-                    // store-forwarding stall. It cost contenders unequally
-                    // at 64 bytes (validating 64 ASCII bytes: ours 2.2 ->
-                    // 3.6 ns, simdutf8-compat 3.8 -> 6.0, encoding_rs and
-                    // bstr 5.2 -> 9.1, simdutf8-basic 2.2 -> 2.3; why basic
-                    // escaped is not known). With the slice read from the
-                    // array by two 8-byte loads, each is back to its speed
-                    // at one placement (ours 2.2 ns, basic 2.5).
-                    let $input = copies[black_box(k) % PLACEMENTS];
+                    // `black_box` of the slice copied it to the stack as one
+                    // 16-byte vector store and read it back as two 8-byte
+                    // loads, most likely a store-forwarding stall, and it
+                    // cost contenders unequally at 64 bytes.
+                    let $input = inputs[black_box(k) & mask];
                     $call
                 })
             }
@@ -319,21 +304,29 @@ fn benches(c: &mut Criterion) {
     record_run();
     for round in ROUNDS {
         for input in inputs() {
-            let bytes = &input.bytes[..];
+            let variants = &input.variants;
             let generated = !input.class.starts_with("seed");
             let tag = format!("{}/{}", input.class, size_name(input.size));
-            let text = core::str::from_utf8(bytes).unwrap();
-            let scalars: Vec<u32> = text.chars().map(u32::from).collect();
-            let bad = corrupt(bytes);
-            let n = bytes.len() as u64;
-            let placements = if input.size <= 4096 { PLACEMENTS } else { 1 };
-            let (text_at, bad_at, scalars_at) = (
-                Placed::new(bytes, placements),
-                Placed::new(&bad, placements),
-                Placed::new(&scalars, placements),
-            );
+            let scalars: Vec<Vec<u32>> = variants
+                .iter()
+                .map(|v| {
+                    core::str::from_utf8(v)
+                        .unwrap()
+                        .chars()
+                        .map(u32::from)
+                        .collect()
+                })
+                .collect();
+            let bad: Vec<Vec<u8>> = variants
+                .iter()
+                .enumerate()
+                .map(|(k, v)| corrupt(v, k as u64))
+                .collect();
+            let n = input.size as u64;
+            let (text_pool, bad_pool, scalar_pool) =
+                (Pool::new(variants), Pool::new(&bad), Pool::new(&scalars));
             let (texts, bads, scalar_runs) =
-                (text_at.copies(), bad_at.copies(), scalars_at.copies());
+                (text_pool.inputs(), bad_pool.inputs(), scalar_pool.inputs());
 
             let mut g = c.benchmark_group(format!("validate/{tag}"));
             g.throughput(Throughput::Bytes(n));
@@ -428,7 +421,7 @@ fn benches(c: &mut Criterion) {
             });
             g.finish();
 
-            utf16::groups(c, round, &tag, bytes, placements);
+            utf16::groups(c, round, &tag, variants);
 
             if !generated {
                 continue; // the real texts: the four main operations only

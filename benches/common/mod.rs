@@ -119,9 +119,10 @@ pub fn fit(text: &[u8], len: usize) -> Vec<u8> {
 }
 
 /// The same bytes with 1% of them (at least one) replaced by bytes that
-/// can never occur in UTF-8.
-pub fn corrupt(valid: &[u8]) -> Vec<u8> {
-    let mut rng = SplitMix64::new(0xBAD_BAD + valid.len() as u64);
+/// can never occur in UTF-8; `salt` chooses which (each input of a row
+/// has its own).
+pub fn corrupt(valid: &[u8], salt: u64) -> Vec<u8> {
+    let mut rng = SplitMix64::new(0xBAD_BAD + valid.len() as u64 + (salt << 32));
     let mut out = valid.to_vec();
     for _ in 0..(valid.len() / 100).max(1) {
         let at = below(&mut rng, out.len());
@@ -130,10 +131,41 @@ pub fn corrupt(valid: &[u8]) -> Vec<u8> {
     out
 }
 
+/// How much distinct text a 64-byte or 4 KiB row decodes, a slice of it
+/// per call in turn: more than a branch predictor learns, so that every
+/// call decodes text the CPU has not just seen, as calls in a program do.
+///
+/// A decoder's branches on what the bytes are (which step a block takes,
+/// where an ASCII run ends) are learned when the same input comes back call
+/// after call: a row that decodes one input over and over measures a
+/// trained predictor, and several contenders ran two to four times slower
+/// on text they had not just seen (the commit that made this pool has the
+/// numbers). A 1 MiB row is one call on 1 MiB already.
+pub const POOL: usize = 1 << 20;
+
+/// One row: `variants`, each `size` bytes of the class, decoded one per
+/// call in turn (one for a 1 MiB row; `POOL / size` for a smaller one).
 pub struct Input {
     pub class: String,
     pub size: usize,
-    pub bytes: Vec<u8>,
+    pub variants: Vec<Vec<u8>>,
+}
+
+/// `POOL / size` inputs of `size` bytes, spread evenly over `long` (the
+/// class's 1 MiB text), each from a character boundary, cut back to one
+/// and padded with spaces as [`fit`] does.
+pub fn slices(long: &[u8], size: usize) -> Vec<Vec<u8>> {
+    let count = POOL / size;
+    let step = (long.len() - size) / count;
+    (0..count)
+        .map(|k| {
+            let mut at = k * step;
+            while long[at] & 0xC0 == 0x80 {
+                at += 1;
+            }
+            fit(&long[at..long.len().min(at + size)], size)
+        })
+        .collect()
 }
 
 pub fn inputs() -> Vec<Input> {
@@ -160,23 +192,31 @@ pub fn inputs() -> Vec<Input> {
     }
     let mut out = Vec::new();
     for (class, text) in classes {
+        let long = if text.is_empty() {
+            generate(&class, LONG)
+        } else {
+            fit(&text, LONG)
+        };
         for size in SIZES {
-            let bytes = if text.is_empty() {
-                generate(&class, size)
+            let variants = if size == LONG {
+                vec![long.clone()]
             } else {
-                fit(&text, size)
+                slices(&long, size)
             };
             out.push(Input {
                 class: class.clone(),
                 size,
-                bytes,
+                variants,
             });
         }
     }
     out
 }
 
-pub const SIZES: [usize; 3] = [64, 4096, 1 << 20];
+/// The largest size, a row of one input.
+const LONG: usize = 1 << 20;
+
+pub const SIZES: [usize; 3] = [64, 4096, LONG];
 
 pub fn size_name(size: usize) -> String {
     match size {

@@ -11,7 +11,7 @@
 //! [`Rotating`] serves every small allocation made inside a timed loop
 //! ([`Armed`]) from one of [`SLOTS`] fixed regions, each at its own page
 //! offset, and takes them in turn: the output of call after call moves
-//! through the page as the input does (`Placed`), for every contender
+//! through the page as the inputs do (`Pool`), for every contender
 //! alike, at offsets that do not depend on the heap's history. Larger allocations (the 1 MiB rows, whose
 //! output crosses every offset as it grows anyway) and those a region
 //! cannot hold go to the system allocator unchanged.
@@ -20,9 +20,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// How many regions small allocations turn through. Not a multiple of the
-/// inputs' eight placements: an output and an input offset then meet in
-/// every pairing over 8 × 15 calls, not in one fixed pairing.
+/// How many regions small allocations turn through. Odd, where the
+/// inputs' offsets turn in steps of eight (`Pool`): an output and an input
+/// offset then meet in every pairing, not in one fixed pairing.
 pub const SLOTS: usize = 15;
 
 /// The largest allocation a region serves: a 4 KiB row's output (UTF-32,

@@ -13,7 +13,7 @@
 //! Throughput counts UTF-8 bytes, as everywhere in `codec.rs`: the
 //! decoders' input, the encoders' output.
 
-use super::{Placed, PLACEMENTS};
+use super::Pool;
 use criterion::{Criterion, Throughput};
 use std::hint::black_box;
 use utf8conform::generate::SplitMix64;
@@ -28,13 +28,15 @@ const SHARES: [(f64, &str); 4] = [
 ];
 
 /// `valid` with `percent` % of its bytes (at least one, unless 0 %)
-/// replaced by bytes that never occur in UTF-8, as `corrupt` does for 1 %.
-fn corrupt_share(valid: &[u8], percent: f64) -> Vec<u8> {
+/// replaced by bytes that never occur in UTF-8, as `corrupt` does for 1 %;
+/// `salt` chooses which (each input of a row has its own).
+fn corrupt_share(valid: &[u8], percent: f64, salt: u64) -> Vec<u8> {
     let mut out = valid.to_vec();
     if percent == 0.0 {
         return out;
     }
-    let mut rng = SplitMix64::new(0xBAD16 + valid.len() as u64 + (percent * 10.0) as u64);
+    let mut rng =
+        SplitMix64::new(0xBAD16 + valid.len() as u64 + (percent * 10.0) as u64 + (salt << 32));
     let count = ((valid.len() as f64 * percent / 100.0).round() as usize).max(1);
     for _ in 0..count {
         let at = rng.below(out.len() as u64) as usize;
@@ -147,30 +149,35 @@ fn encoding_rs_encode(units: &[u16]) -> Vec<u8> {
     out
 }
 
-/// The UTF-16 groups for one input (`tag`: `class/size`), in `round`.
-pub fn groups(c: &mut Criterion, round: &str, tag: &str, bytes: &[u8], placements: usize) {
-    let n = bytes.len() as u64;
-    let text = core::str::from_utf8(bytes).expect("the inputs are valid");
-    let units: Vec<u16> = text.encode_utf16().collect();
-    let (text_at, units_at) = (
-        Placed::new(bytes, placements),
-        Placed::new(&units, placements),
-    );
-    let (texts, unit_runs) = (text_at.copies(), units_at.copies());
+/// The UTF-16 groups for one row (`tag`: `class/size`; `variants`, its
+/// inputs, one per call in turn), in `round`.
+pub fn groups(c: &mut Criterion, round: &str, tag: &str, variants: &[Vec<u8>]) {
+    let n = variants[0].len() as u64;
+    let units: Vec<Vec<u16>> = variants
+        .iter()
+        .map(|bytes| {
+            let text = core::str::from_utf8(bytes).expect("the inputs are valid");
+            text.encode_utf16().collect()
+        })
+        .collect();
+    let (text_pool, units_pool) = (Pool::new(variants), Pool::new(&units));
+    let (texts, unit_runs) = (text_pool.inputs(), units_pool.inputs());
 
     // Every contender must give std's answer before it is timed: the
     // simdutf lossy loop above is ours, not simdutf's.
-    let want: Vec<u16> = text.encode_utf16().collect();
-    assert_eq!(codec::decode_utf16(bytes).as_ref(), Ok(&want), "{tag}");
-    assert_eq!(simdutf_decode(bytes).as_ref(), Some(&want), "{tag}");
-    assert_eq!(
-        encoding_rs_decode(bytes, false).as_ref(),
-        Some(&want),
-        "{tag}"
-    );
-    assert_eq!(codec::from_utf16(&units).as_deref(), Ok(text), "{tag}");
-    assert_eq!(simdutf_encode(&units).as_deref(), Some(bytes), "{tag}");
-    assert_eq!(encoding_rs_encode(&units), bytes, "{tag}");
+    for (bytes, units) in variants.iter().zip(&units) {
+        let text = core::str::from_utf8(bytes).expect("the inputs are valid");
+        assert_eq!(codec::decode_utf16(bytes).as_ref(), Ok(units), "{tag}");
+        assert_eq!(simdutf_decode(bytes).as_ref(), Some(units), "{tag}");
+        assert_eq!(
+            encoding_rs_decode(bytes, false).as_ref(),
+            Some(units),
+            "{tag}"
+        );
+        assert_eq!(codec::from_utf16(units).as_deref(), Ok(text), "{tag}");
+        assert_eq!(simdutf_encode(units).as_deref(), Some(&bytes[..]), "{tag}");
+        assert_eq!(encoding_rs_encode(units), *bytes, "{tag}");
+    }
 
     let mut g = c.benchmark_group(format!("utf16_decode/{tag}"));
     g.throughput(Throughput::Bytes(n));
@@ -195,17 +202,23 @@ pub fn groups(c: &mut Criterion, round: &str, tag: &str, bytes: &[u8], placement
     g.finish();
 
     for (share, name) in SHARES {
-        let bad = corrupt_share(bytes, share);
-        let bad_at = Placed::new(&bad, placements);
-        let bads = bad_at.copies();
-        let want: Vec<u16> = String::from_utf8_lossy(&bad).encode_utf16().collect();
-        assert_eq!(codec::decode_lossy_utf16(&bad), want, "{name}/{tag}");
-        assert_eq!(simdutf_lossy(&bad), want, "{name}/{tag}");
-        assert_eq!(
-            encoding_rs_decode(&bad, true).as_ref(),
-            Some(&want),
-            "{name}/{tag}"
-        );
+        let bad: Vec<Vec<u8>> = variants
+            .iter()
+            .enumerate()
+            .map(|(k, v)| corrupt_share(v, share, k as u64))
+            .collect();
+        for bad in &bad {
+            let want: Vec<u16> = String::from_utf8_lossy(bad).encode_utf16().collect();
+            assert_eq!(codec::decode_lossy_utf16(bad), want, "{name}/{tag}");
+            assert_eq!(simdutf_lossy(bad), want, "{name}/{tag}");
+            assert_eq!(
+                encoding_rs_decode(bad, true).as_ref(),
+                Some(&want),
+                "{name}/{tag}"
+            );
+        }
+        let bad_pool = Pool::new(&bad);
+        let bads = bad_pool.inputs();
         let mut g = c.benchmark_group(format!("{name}/{tag}"));
         g.throughput(Throughput::Bytes(n));
         g.bench_function(format!("ours{round}"), |b| {
