@@ -481,9 +481,8 @@ impl Avx2 {
                     // SAFETY: the characters before `pos` start before it,
                     // so `written + 32 <= at + pos + 32 <= at + 64 <= len`.
                     let lanes = unsafe { lanes_at::<_, 32>(dst, written) };
-                    let from = window[pos..pos + 34].as_ptr();
-                    // SAFETY: `from` is 34 readable bytes.
-                    written += unsafe { bmp32_at(from, (starts >> pos) as u32, lanes) };
+                    let from = window[pos..pos + 34].try_into().expect("34 bytes");
+                    written += bmp32_at(from, (starts >> pos) as u32, lanes);
                 }
             } else {
                 for pos in [0, 16, 32, 48] {
@@ -543,34 +542,33 @@ unsafe fn broadcast_at(p: *const u8) -> V {
     load_asm!("vbroadcasti128 {v}, xmmword ptr [{p}]", p)
 }
 
-/// Decodes the characters that start in the 32 bytes at `p`, all of 1 to 3
-/// bytes (`starts`, the start mask, says where), with no branch on where
-/// they are: stores their code points to `lanes` (and garbage up to 32
-/// lanes: the caller leaves room) and returns how many characters that is.
+/// The code points of the characters that start in the first 32 of
+/// `bytes`, all of 1 to 3 bytes (`starts` says where; the 2 bytes after
+/// hold the continuations of those that start near the end), as 16-bit
+/// words: those of positions 0–7, 8–15, 16–23 and 24–31, each 8 packed to
+/// the front of its register (garbage after them). The same work whatever
+/// the mix of lengths: no branch on the bytes.
 ///
-/// Every byte gets the low and the high byte of the 16-bit code point it
-/// would start (all three lengths are in the BMP), computed on 32 bytes at
-/// once (RFC 3629 §3: 7 payload bits of ASCII; 5 of a 2-byte lead, 4 of a
-/// 3-byte one, 6 of each continuation). Kept as bytes, the three inputs are
-/// plain loads and the arithmetic runs on any vector port, where
+/// Every byte gets the low and the high byte of the code point it would
+/// start (all three lengths are in the BMP), computed on 32 bytes at once
+/// (RFC 3629 §3: 7 payload bits of ASCII; 5 of a 2-byte lead, 4 of a
+/// 3-byte one, 6 of each continuation). Kept as bytes, the three inputs
+/// are plain loads and the arithmetic runs on any vector port, where
 /// [`bmp16`](Avx2::bmp16) widens its inputs to words first, in the shuffle
 /// unit that its packing and stores need too. Interleaving the two bytes
 /// gives each 128-bit lane 8 words of consecutive positions, which
-/// [`WORDS`](super::shuffle::WORDS) controls pack, 8 start bits each.
+/// [`WORDS`](super::shuffle::WORDS) controls pack.
 ///
 /// No branch asks which bytes start what: in real text that changes from
 /// one 16 bytes to the next, and a choice per 16 bytes between this and
 /// cheaper fixed shuffles (all ASCII, all 3-byte characters) cost more in
 /// mispredicted branches than it saved.
-///
-/// # Safety
-/// `p` must be valid for 34 bytes of reads.
-#[target_feature(enable = "avx2,popcnt")]
+#[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn bmp32_at(p: *const u8, starts: u32, lanes: &mut [MaybeUninit<u32>; 32]) -> usize {
+pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [__m128i; 4] {
     use super::shuffle::WORDS;
-    // SAFETY: `p[0..34]` is readable: each load reads 32 bytes of it.
-    let [b0, b1, b2] = unsafe { [0, 1, 2].map(|k| _mm256_loadu_si256(p.add(k).cast::<__m256i>())) };
+    // SAFETY: `bytes[k..k + 32]` is 32 readable bytes (k ≤ 2).
+    let [b0, b1, b2] = [0, 1, 2].map(|k| unsafe { _mm256_loadu_si256(bytes[k..].as_ptr().cast()) });
     let byte = |b: u8| _mm256_set1_epi8(b as i8);
     // Byte-wise shifts as 16-bit shifts: a shift by `s` < 8 moves each
     // byte's own bits, and the mask after it drops what came from the
@@ -610,25 +608,29 @@ unsafe fn bmp32_at(p: *const u8, starts: u32, lanes: &mut [MaybeUninit<u32>; 32]
     };
     let even = _mm256_shuffle_epi8(even, control(mask(0), mask(2)));
     let odd = _mm256_shuffle_epi8(odd, control(mask(1), mask(3)));
-    let mut written = 0;
-    for (k, words) in [
+    [
         _mm256_castsi256_si128(even),
         _mm256_castsi256_si128(odd),
         _mm256_extracti128_si256::<1>(even),
         _mm256_extracti128_si256::<1>(odd),
     ]
-    .into_iter()
-    .enumerate()
-    {
-        // SAFETY: `written` ≤ 8·k ≤ 24: 8 writable lanes, 32 bytes, the
-        // store's width.
-        unsafe {
-            _mm256_storeu_si256(
-                lanes.as_mut_ptr().add(written).cast(),
-                _mm256_cvtepu16_epi32(words),
-            )
-        };
-        written += mask(k as u32).count_ones() as usize;
+}
+
+/// Decodes the characters that start in the first 32 of `bytes` as
+/// [`bmp32_words`] does, and stores their code points to `lanes` (and
+/// garbage up to 32 lanes: the caller leaves room); returns how many
+/// characters that is.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn bmp32_at(bytes: &[u8; 34], starts: u32, lanes: &mut [MaybeUninit<u32>; 32]) -> usize {
+    let mut written = 0;
+    for (k, words) in bmp32_words(bytes, starts).into_iter().enumerate() {
+        let to: &mut [MaybeUninit<u32>; 8] = (&mut lanes[written..written + 8])
+            .try_into()
+            .expect("8 lanes");
+        // SAFETY: `to` is 8 writable lanes, 32 bytes, the store's width.
+        unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), _mm256_cvtepu16_epi32(words)) };
+        written += (starts >> (8 * k) & 0xFF).count_ones() as usize;
     }
     written
 }

@@ -2,12 +2,16 @@
 //! of well-formed text.
 //!
 //! 32 bytes a step: an ASCII step is widened to 32 code units (64 bytes
-//! an iteration while ASCII lasts); any other, with the 3 bytes after it
-//! (where the continuations of a character that starts near the end are),
-//! is, when every character that starts in it is 3 bytes long (CJK text),
-//! decoded by fixed shuffles from its first start; otherwise it is two
-//! 16-byte groups, each of which decodes the characters that start in it
-//! (a continuation byte starts nothing), by the widest kind it holds:
+//! an iteration while ASCII lasts); any other is read with the 3 bytes
+//! after it (where the continuations of a character that starts near the
+//! end are). A step without 4-byte characters that passed its check is
+//! decoded whole by [`bmp32_words`], with no branch on its bytes. Any
+//! other step (with 4-byte characters, or in lossy decoding with an
+//! error) is two 16-byte groups, each of which decodes the characters
+//! that start in it (a continuation byte starts nothing), by the widest
+//! kind it holds (a lossy step with an error but no subpart and 3-byte
+//! characters only, CJK text, is decoded whole by fixed shuffles from its
+//! first start):
 //!
 //! * ASCII: widened;
 //! * 3-byte characters only: fixed shuffles, as the step's;
@@ -29,7 +33,7 @@
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
 use super::super::super::{lanes_at, utf16};
-use super::super::{window_values, Avx2};
+use super::super::{bmp32_words, window_values, Avx2};
 use super::Utf16Avx2;
 use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
@@ -318,12 +322,14 @@ impl Utf16Avx2 {
             let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33))) as u32
                 & non_ascii
                 & !four;
-            if starts & !three == 0 {
-                // 3-byte characters only (CJK text), 10 or 11 of them.
-                // SAFETY: `written + 16 <= at + 17 <= len + 1`.
-                let to: &mut [MaybeUninit<u16>; 16] = unsafe { lanes_at(dst, written) };
-                Self::step_of_threes(window, starts, to);
-                written += starts.count_ones() as usize;
+            if four == 0 {
+                // 1- to 3-byte characters, with no branch on which bytes
+                // start what (a step of 3-byte characters only took fixed
+                // shuffles, but the choice cost more than it saved).
+                // SAFETY: `written + 32 <= at + 33 <= len + 1`.
+                let to: &mut [MaybeUninit<u16>; STEP] = unsafe { lanes_at(dst, written) };
+                let bytes = window[..STEP + 2].try_into().expect("34 bytes");
+                written += Self::bmp32(bytes, starts, to);
                 at += STEP;
                 continue;
             }
@@ -577,6 +583,24 @@ impl Utf16Avx2 {
         // the two 128-bit lanes' four units side by side.
         let units = _mm256_permute4x64_epi64::<0b00_00_10_00>(_mm256_packus_epi32(values, values));
         store8(dst, _mm256_castsi256_si128(units));
+    }
+
+    /// The characters that start in the first 32 of `bytes`, all of 1 to
+    /// 3 bytes ([`bmp32_words`]), stored at the front of `dst` (and
+    /// garbage up to 32 units: the caller leaves room); returns how many.
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    pub(super) fn bmp32(
+        bytes: &[u8; STEP + 2],
+        starts: u32,
+        dst: &mut [MaybeUninit<u16>; STEP],
+    ) -> usize {
+        let mut written = 0;
+        for (k, words) in bmp32_words(bytes, starts).into_iter().enumerate() {
+            store8(&mut dst[written..], words);
+            written += (starts >> (8 * k) & 0xFF).count_ones() as usize;
+        }
+        written
     }
 
     /// [`group`](Self::group) of 1- to 3-byte characters: each byte's

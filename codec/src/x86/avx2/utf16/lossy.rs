@@ -54,9 +54,10 @@ impl Utf16Avx2 {
     }
 
     /// Decodes the step `v` that passed its check (`non_ascii` its
-    /// non-ASCII bytes), as the strict loop does: the groups' lossy copy,
-    /// no subpart (the strict copy, with a third caller, was no longer
-    /// inlined into the strict loops).
+    /// non-ASCII bytes), as the strict loop does: without 4-byte
+    /// characters by [`bmp32`](Utf16Avx2::bmp32), with them by the groups'
+    /// lossy copy, no subpart (the strict copy, with a third caller, was no
+    /// longer inlined into the strict loops).
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     fn clean_step(
@@ -67,11 +68,12 @@ impl Utf16Avx2 {
     ) -> usize {
         let masks = Masks::of(v, non_ascii);
         let Masks { starts, three, .. } = masks;
-        if starts & !three == 0 {
-            // 3-byte characters only (CJK text), 10 or 11 of them.
-            let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
-            Self::step_of_threes(window, starts, to);
-            return starts.count_ones() as usize;
+        if masks.four == 0 {
+            // 1- to 3-byte characters, as the strict loop decodes them.
+            let to: &mut [MaybeUninit<u16>; STEP] =
+                (&mut dst[..STEP]).try_into().expect("32 units");
+            let bytes = window[..STEP + 2].try_into().expect("34 bytes");
+            return Self::bmp32(bytes, starts, to);
         }
         let mut written = 0;
         for h in 0..2 {
