@@ -224,7 +224,7 @@ impl<T: Copy + Default> Pool<T> {
         }
         let size = core::mem::size_of::<T>();
         let longest = variants.iter().map(|v| v.as_ref().len()).max().unwrap_or(0);
-        let gap = if longest * size >= 4096 { GAP } else { 8 } / size;
+        let gap = (if longest * size >= 4096 { GAP } else { 8 }) / size;
         let mut buffer = Vec::new();
         let mut spans = Vec::new();
         for variant in variants {
