@@ -8,8 +8,8 @@
 //!   16-bit word, `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII
 //!   byte and a zero, 8 words packed by one `pshufb`, as the UTF-32
 //!   encoder does ([`encode_below_800`]);
-//! * no surrogate (the rest of the BMP): all 3-byte characters (CJK text)
-//!   by fixed shuffles, else the UTF-32 encoder's [`encode_bmp`];
+//! * no surrogate (the rest of the BMP): the UTF-32 encoder's
+//!   [`encode_bmp`], whatever the mix of lengths;
 //! * surrogates, all paired within the block (a high one last waits for
 //!   the next block): each unit's UTF-8 in a 32-bit lane, a pair's four
 //!   bytes split between its two lanes ([`paired_block`]);
@@ -21,7 +21,6 @@
 //!
 //! [`paired_block`]: Utf16Avx2::paired_block
 
-use super::super::super::pack::{store16, THREE};
 use super::super::super::utf16;
 use super::super::{encode_below_800, encode_bmp, high128, low128, store_compact, utf8_lanes};
 use super::Utf16Avx2;
@@ -141,46 +140,17 @@ impl Utf16Avx2 {
                 continue;
             }
             // All-ones where x ≥ 0x800 (unsigned: the maximum with 0x800
-            // is x).
+            // is x). Blocks of 3-byte characters only take this step too:
+            // a fixed-shuffle step of their own cost more in mispredicted
+            // branches on real text (CJK with spaces) than it saved.
             let k2 = _mm256_cmpeq_epi16(_mm256_max_epu16(x, s16(0x800)), x);
-            written += if _mm256_testc_si256(k2, _mm256_set1_epi8(-1)) == 1 {
-                Self::three_byte(x, to)
-            } else {
-                encode_bmp(x, k2, to)
-            };
+            written += encode_bmp(x, k2, to);
             at += BLOCK;
         }
         // SAFETY: `dst[..written]` were written (the invariant), within the
         // spare capacity.
         unsafe { out.set_len(base + written) };
         at
-    }
-
-    /// The UTF-8 of 16 units from 0x800 on, none a surrogate: 48 bytes at
-    /// the start of `dst`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn three_byte(x: __m256i, dst: &mut [MaybeUninit<u8>; ROOM]) -> usize {
-        let s32 = |w: u32| _mm256_set1_epi32(w as i32);
-        // SAFETY: `THREE` is 16 readable bytes.
-        let control =
-            _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(THREE.as_ptr().cast()) });
-        for (i, half) in [low128(x), high128(x)].into_iter().enumerate() {
-            let v = _mm256_cvtepu16_epi32(half);
-            // `1110zzzz 10yyyyyy 10xxxxxx` (RFC 3629 §3), first byte
-            // lowest, in each 32-bit lane; the control drops the fourth.
-            let utf8 = _mm256_or_si256(
-                _mm256_or_si256(_mm256_srli_epi32::<12>(v), s32(0x80_80E0)),
-                _mm256_or_si256(
-                    _mm256_and_si256(_mm256_slli_epi32::<2>(v), s32(0x3F00)),
-                    _mm256_and_si256(_mm256_slli_epi32::<16>(v), s32(0x3F_0000)),
-                ),
-            );
-            let packed = _mm256_shuffle_epi8(utf8, control);
-            store16(&mut dst[24 * i..], low128(packed));
-            store16(&mut dst[24 * i + 12..], high128(packed));
-        }
-        48
     }
 
     /// The UTF-8 of a block that holds surrogates, all of them paired,
