@@ -373,10 +373,26 @@ fn main() {
     };
     let inputs = match meta["small_inputs"].as_str() {
         Some("distinct") => {
-            "A 64-byte or 4 KiB row decodes a different input at every call,              in turn: 1 MiB of the class's text cut into 16,384 or 256 pieces,              for every contender alike. Decoding the same input over and over,              a CPU learns the branches a decoder takes on it (which step a              block takes, where an ASCII run ends), and such a row measured a              trained branch predictor: on text they had not just seen, some              contenders ran two to four times slower. Each piece starts at its              own alignment and page offset (4 KiB pieces 520 bytes apart,              64-byte ones 8), since where the allocator puts input and output              changed a call's speed by up to half (loads that wait on              unrelated stores to the same offset in another 4 KiB page)."
+            "A 64-byte or 4 KiB row decodes a different input at every call, \
+             in turn: 1 MiB of the class's text cut into 16,384 or 256 pieces, \
+             for every contender alike. Decoding the same input over and over, \
+             a CPU learns the branches a decoder takes on it (which step a \
+             block takes, where an ASCII run ends), and such a row measured a \
+             trained branch predictor: on text they had not just seen, some \
+             contenders ran two to four times slower. Each piece starts at its \
+             own alignment and page offset (4 KiB pieces 520 bytes apart, \
+             64-byte ones 8), since where the allocator puts input and output \
+             changed a call's speed by up to half (loads that wait on \
+             unrelated stores to the same offset in another 4 KiB page)."
         }
         _ => {
-            "A 64-byte or 4 KiB input is read from eight places in memory in              turn, one per call, by every contender: where the allocator puts              input and output changed a call's speed by up to half (loads that              wait on unrelated stores to the same offset in another 4 KiB              page), and one run of the benchmark keeps one placement              throughout. It is the same input at every call: a branch              predictor can learn it."
+            "A 64-byte or 4 KiB input is read from eight places in memory in \
+             turn, one per call, by every contender: where the allocator puts \
+             input and output changed a call's speed by up to half (loads that \
+             wait on unrelated stores to the same offset in another 4 KiB \
+             page), and one run of the benchmark keeps one placement \
+             throughout. It is the same input at every call: a branch \
+             predictor can learn it."
         }
     };
     let _ = writeln!(
