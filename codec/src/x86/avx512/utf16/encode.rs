@@ -16,9 +16,13 @@
 //! A surrogate is paired when a high one (D800..DBFF) is followed by a low
 //! one (DC00..DFFF); every other surrogate is lone (Unicode §3.9, D91): a
 //! strict conversion stops at the first, a lossy one writes U+FFFD for it.
-//! A high surrogate in a step's last lane, with more input after it, is
-//! left for the next step, so a pair never spans two steps and a low
-//! surrogate in a step's first lane is always lone.
+//! A pair may span two steps: a high surrogate in a step's last lane reads
+//! its low one from the load one unit on and writes the pair's first three
+//! bytes; the next step's first lane, known paired by a bit carried over,
+//! writes the last. So every step but the last is 32 units, and where a
+//! step starts never waits on the bytes of the one before: leaving such a
+//! high surrogate to the next step made each step's start a load, a
+//! compare and a count after the last one's, a chain through the loop.
 
 use super::super::{KEEP_WORD, N, V};
 use super::{splat16, Utf16Vbmi2};
@@ -149,12 +153,17 @@ impl Utf16Vbmi2 {
         let dst = &mut out.spare_capacity_mut()[..3 * len + N];
         let mut written = 0;
         let mut at = 0;
-        // Invariant: `dst[..written]` is the UTF-8 of `units[..at]`, and
+        // Whether the step before ended in a high surrogate paired with
+        // this step's first unit: it wrote the pair's first 3 bytes, this
+        // step's low surrogate writes the last.
+        let mut carry = 0u32;
+        // Invariant: `dst[..written]` is the UTF-8 of `units[..at]` (but
+        // for the last byte of a pair that `carry` says is split), and
         // `written` ≤ 3·`at`: a 64-byte store at `written` fits.
         while at < len {
             let x = load_units(&units[at..]);
             let n = (len - at).min(STEP);
-            let mut valid = first_bits(n) as u32;
+            let valid = first_bits(n) as u32;
             let non_ascii = _mm512_cmpge_epu16_mask(x, splat16(0x80));
             if non_ascii == 0 {
                 let bytes = _mm512_cvtepi16_epi8(x);
@@ -215,16 +224,16 @@ impl Utf16Vbmi2 {
                 }
                 continue;
             }
-            // A high surrogate last, with more input: the next step's.
-            if n == STEP && high >> 31 == 1 && at + STEP < len {
-                valid >>= 1;
-            }
-            let (high, low) = (high & valid, low & valid);
+            // A high surrogate last is paired with the next step's first
+            // unit, which `next` holds: the step advances by whole
+            // registers, so that where the next one starts does not wait
+            // on this one's bytes.
             let next = load_units(&units[(at + 1).min(len)..]);
             let next_low =
                 _mm512_cmpeq_epi16_mask(_mm512_and_si512(next, splat16(0xFC00)), splat16(0xDC00));
             let paired_high = high & next_low;
-            let paired_low = low & paired_high << 1;
+            let paired_low = low & (paired_high << 1 | carry);
+            carry = paired_high >> 31;
             let lone = (high | low) & !(paired_high | paired_low);
             let x = if lone == 0 {
                 x
@@ -232,11 +241,17 @@ impl Utf16Vbmi2 {
                 _mm512_mask_mov_epi16(x, lone, splat16(REPLACEMENT as u16))
             } else {
                 let first = lone.trailing_zeros() as usize;
-                // SAFETY: `dst[..written]` were written (the invariant);
-                // `written` ≤ the capacity.
-                unsafe { out.set_len(base + written) };
-                // The units before the lone surrogate are well-formed.
-                scalar::encode::<false>(&units[at..at + first], out)?;
+                // The units before the lone surrogate are well-formed; a
+                // pair split with the step before is encoded again whole
+                // (its first 3 bytes taken back).
+                let (from, kept) = match paired_low & 1 {
+                    0 => (at, written),
+                    _ => (at - 1, written - 3),
+                };
+                // SAFETY: `dst[..kept]` were written (the invariant);
+                // `kept` ≤ the capacity.
+                unsafe { out.set_len(base + kept) };
+                scalar::encode::<false>(&units[from..at + first], out)?;
                 return Err(Utf16Error::new(at + first));
             };
             let dst = &mut dst[written..];
@@ -245,7 +260,7 @@ impl Utf16Vbmi2 {
             } else {
                 Self::three_bytes_apart(x, next, paired_high, paired_low, valid, dst)
             };
-            at += valid.count_ones() as usize;
+            at += n;
         }
         // SAFETY: `dst[..written]` were written (each store covers the bytes
         // the cursor then advanced over), within the spare capacity.
