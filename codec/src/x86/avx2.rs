@@ -546,8 +546,9 @@ unsafe fn broadcast_at(p: *const u8) -> V {
 /// `bytes`, all of 1 to 3 bytes (`starts` says where; the 2 bytes after
 /// hold the continuations of those that start near the end), as 16-bit
 /// words: those of positions 0–7, 8–15, 16–23 and 24–31, each 8 packed to
-/// the front of its register (garbage after them). The same work whatever
-/// the mix of lengths: no branch on the bytes.
+/// the front of its register (garbage after them), with how many
+/// characters start there. The same work whatever the mix of lengths: no
+/// branch on the bytes.
 ///
 /// Every byte gets the low and the high byte of the code point it would
 /// start (all three lengths are in the BMP), computed on 32 bytes at once
@@ -563,9 +564,9 @@ unsafe fn broadcast_at(p: *const u8) -> V {
 /// one 16 bytes to the next, and a choice per 16 bytes between this and
 /// cheaper fixed shuffles (all ASCII, all 3-byte characters) cost more in
 /// mispredicted branches than it saved.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[inline]
-pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [__m128i; 4] {
+pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [(__m128i, usize); 4] {
     use super::shuffle::WORDS;
     // SAFETY: `bytes[k..k + 32]` is 32 readable bytes (k ≤ 2).
     let [b0, b1, b2] = [0, 1, 2].map(|k| unsafe { _mm256_loadu_si256(bytes[k..].as_ptr().cast()) });
@@ -608,11 +609,12 @@ pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [__m128i; 4] {
     };
     let even = _mm256_shuffle_epi8(even, control(mask(0), mask(2)));
     let odd = _mm256_shuffle_epi8(odd, control(mask(1), mask(3)));
+    let count = |k: u32| mask(k).count_ones() as usize;
     [
-        _mm256_castsi256_si128(even),
-        _mm256_castsi256_si128(odd),
-        _mm256_extracti128_si256::<1>(even),
-        _mm256_extracti128_si256::<1>(odd),
+        (_mm256_castsi256_si128(even), count(0)),
+        (_mm256_castsi256_si128(odd), count(1)),
+        (_mm256_extracti128_si256::<1>(even), count(2)),
+        (_mm256_extracti128_si256::<1>(odd), count(3)),
     ]
 }
 
@@ -624,13 +626,13 @@ pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [__m128i; 4] {
 #[inline]
 fn bmp32_at(bytes: &[u8; 34], starts: u32, lanes: &mut [MaybeUninit<u32>; 32]) -> usize {
     let mut written = 0;
-    for (k, words) in bmp32_words(bytes, starts).into_iter().enumerate() {
+    for (words, count) in bmp32_words(bytes, starts) {
         let to: &mut [MaybeUninit<u32>; 8] = (&mut lanes[written..written + 8])
             .try_into()
             .expect("8 lanes");
         // SAFETY: `to` is 8 writable lanes, 32 bytes, the store's width.
         unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), _mm256_cvtepu16_epi32(words)) };
-        written += (starts >> (8 * k) & 0xFF).count_ones() as usize;
+        written += count;
     }
     written
 }

@@ -318,10 +318,6 @@ impl Utf16Avx2 {
             let starts = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
             let four = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-17))) as u32
                 & non_ascii;
-            // 0xE0.. (as signed bytes, > −33, and negative) but not 0xF0..
-            let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33))) as u32
-                & non_ascii
-                & !four;
             if four == 0 {
                 // 1- to 3-byte characters, with no branch on which bytes
                 // start what (a step of 3-byte characters only took fixed
@@ -333,6 +329,10 @@ impl Utf16Avx2 {
                 at += STEP;
                 continue;
             }
+            // 0xE0.. (as signed bytes, > −33, and negative) but not 0xF0..
+            let three = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-33))) as u32
+                & non_ascii
+                & !four;
             for h in 0..2 {
                 let masks = Masks {
                     non_ascii: (non_ascii >> (GROUP * h)) as u16,
@@ -596,9 +596,9 @@ impl Utf16Avx2 {
         dst: &mut [MaybeUninit<u16>; STEP],
     ) -> usize {
         let mut written = 0;
-        for (k, words) in bmp32_words(bytes, starts).into_iter().enumerate() {
+        for (words, count) in bmp32_words(bytes, starts) {
             store8(&mut dst[written..], words);
-            written += (starts >> (8 * k) & 0xFF).count_ones() as usize;
+            written += count;
         }
         written
     }
