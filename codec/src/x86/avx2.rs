@@ -17,7 +17,7 @@
 pub(crate) mod utf16;
 
 use super::lossy::lossy_decoder;
-use super::pack::{store16, COMPACT, COMPACT2, THREE};
+use super::pack::{store16, COMPACT, COMPACT2, TAIL3, THREE};
 use super::{fused_decoder, incomplete_max, lanes_at, tail_words, validator, Isa};
 use crate::encode::EncodeFailure;
 use crate::validate::is_lone;
@@ -1582,12 +1582,6 @@ impl Avx2 {
     ///
     /// A block that holds a value that cannot be encoded goes to the scalar
     /// encoder, which reports the exact index.
-    ///
-    /// Measured against simdutf's AVX2 code on the same CPU (AMD Zen 4, GB/s
-    /// of UTF-8 written at 4 KiB, ours/simdutf, `reports/performance.md`):
-    /// ASCII 21.7/15.0, Latin 5.3/5.9, CJK 6.1/5.6, emoji 3.3/1.7, random
-    /// mixed 4.0/1.5; the scalar loop this replaces wrote 6.6, 1.6, 0.5, 0.7
-    /// and 0.5.
     #[target_feature(enable = "avx2,popcnt")]
     pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
         // 4 bytes per value, + 64 for the padding of the last block (at most
@@ -1796,51 +1790,67 @@ pub(super) fn store_compact(utf8: V, keys: u32, dst: &mut [MaybeUninit<u8>]) -> 
 /// at the start of `dst`; how many there are. Text mixing ASCII with CJK
 /// (or other 3-byte characters).
 ///
-/// The bytes are computed 16 words at a time — a character's first byte,
-/// its second and its third, each chosen by its length — then interleaved
-/// into 4-byte slots (`[first, second, third, 0]`), 4 per 128-bit lane, and
-/// each lane packed by a `pshufb` chosen by its four lengths ([`COMPACT`]).
+/// Each word gets a 4-byte slot whose first three bytes end with its
+/// character's bytes — `[1110zzzz, 10yyyyyy, 10xxxxxx]`, or
+/// `[_, 110yyyyy, 10xxxxxx]`, or `[_, _, 0xxxxxxx]` (RFC 3629 §3) — so
+/// that each byte position is one formula per length with no choice of
+/// where a byte goes: the last byte is the value's low 6 bits with `10`
+/// (or, for ASCII, the value), the middle one bits 6.. with `10` or
+/// `110`. Each pair of 128-bit lanes is packed by one 256-bit `pshufb`
+/// whose halves are [`TAIL3`] rows (keys: 2 bits per word from the byte
+/// masks of `k1` and `k2`), and the four lanes are stored in order.
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn encode_bmp(v: V, k2: V, dst: &mut [MaybeUninit<u8>; 64]) -> usize {
     let s16 = |x: u16| _mm256_set1_epi16(x as i16);
     let and = _mm256_and_si256;
+    // All-ones where v ≥ 0x80 (unsigned).
     let k1 = _mm256_cmpeq_epi16(_mm256_max_epu16(v, s16(0x80)), v);
-    // RFC 3629 §3: 2 bytes `110yyyyy 10xxxxxx`, 3 bytes `1110zzzz 10yyyyyy
-    // 10xxxxxx`; each byte below fits in the low byte of its word.
-    let last = Avx2::or(and(v, s16(0x3F)), s16(0x80));
-    let v6 = _mm256_srli_epi16::<6>(v);
-    let middle = Avx2::or(and(v6, s16(0x3F)), s16(0x80));
-    let lead3 = Avx2::or(_mm256_srli_epi16::<12>(v), s16(0xE0));
-    let lead2 = Avx2::or(v6, s16(0xC0));
-    let first = _mm256_blendv_epi8(v, _mm256_blendv_epi8(lead2, lead3, k2), k1);
-    let second = and(_mm256_blendv_epi8(last, middle, k2), k1);
-    let third = and(last, k2);
-    let first_two = Avx2::or(first, _mm256_slli_epi16::<8>(second));
+    // Only each word's low byte counts below: the high bytes of `middle`
+    // and `last` land where the pack never looks (a slot's fourth byte,
+    // or shifted out).
+    let first = Avx2::or(_mm256_srli_epi16::<12>(v), s16(0xE0));
+    // `v >> 6 | 0xC0` is `110yyyyy` below 0x800; from 0x800 bit 6 goes.
+    let middle = Avx2::xor(
+        Avx2::or(_mm256_srli_epi16::<6>(v), s16(0xC0)),
+        and(k2, s16(0x40)),
+    );
+    // From 0x80, bit 6 goes and bit 7 comes: `10xxxxxx`.
+    let last = Avx2::or(
+        _mm256_andnot_si256(and(k1, s16(0x40)), v),
+        and(k1, s16(0x80)),
+    );
+    let first_two = Avx2::or(first, _mm256_slli_epi16::<8>(middle));
     // Slots for words 0..4 and 8..12, and for 4..8 and 12..16.
     let slots = [
-        _mm256_unpacklo_epi16(first_two, third),
-        _mm256_unpackhi_epi16(first_two, third),
+        _mm256_unpacklo_epi16(first_two, last),
+        _mm256_unpackhi_epi16(first_two, last),
     ];
-    // Per word, length − 1: bit 0 (k1 but not k2) in its low byte, bit 1
-    // (k2) in its high byte; the byte mask then holds 2 bits per word, in
-    // order: four [`COMPACT`] keys.
-    let length_bits = _mm256_blendv_epi8(Avx2::xor(k1, k2), k2, s16(0xFF00));
-    let keys = _mm256_movemask_epi8(length_bits) as u32;
-    let lanes = [
-        low128(slots[0]),
-        low128(slots[1]),
-        high128(slots[0]),
-        high128(slots[1]),
-    ];
+    // Per word, k1 in bit 0 (its low byte's) and k2 in bit 1 (its high
+    // byte's): four [`TAIL3`] keys, one per byte of `keys`, for the slots
+    // of words 0..4, 4..8, 8..12 and 12..16.
+    let keys = (_mm256_movemask_epi8(k1) as u32 & 0x5555_5555)
+        | (_mm256_movemask_epi8(k2) as u32 & 0xAAAA_AAAA);
+    let key = |j: u32| (keys >> (8 * j) & 0xFF) as usize;
+    let mut packed = [_mm256_setzero_si256(); 2];
+    for (i, slots) in slots.into_iter().enumerate() {
+        let (low, high) = (&TAIL3.0[key(i as u32)].0, &TAIL3.0[key(i as u32 + 2)].0);
+        // SAFETY: `low` and `high` are 16 readable bytes each.
+        let control = unsafe { _mm256_loadu2_m128i(high.as_ptr().cast(), low.as_ptr().cast()) };
+        packed[i] = _mm256_shuffle_epi8(slots, control);
+    }
     let mut written = 0;
-    for (j, lane) in lanes.into_iter().enumerate() {
-        let key = (keys >> (8 * j) & 0xFF) as usize;
-        let (control, count) = (&COMPACT.0[key].0, COMPACT.1[key]);
-        // SAFETY: `control` is 16 readable bytes.
-        let control = unsafe { _mm_loadu_si128(control.as_ptr().cast()) };
-        store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
-        written += usize::from(count);
+    for (j, lane) in [
+        low128(packed[0]),
+        low128(packed[1]),
+        high128(packed[0]),
+        high128(packed[1]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        store16(&mut dst[written..], lane);
+        written += usize::from(TAIL3.1[key(j as u32)]);
     }
     written
 }

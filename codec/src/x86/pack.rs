@@ -40,6 +40,43 @@ pub(super) static COMPACT: ([Control; 256], [u8; 256]) = {
     (controls, counts)
 };
 
+/// For each 4-slot key (2 bits per slot: bit 0 set for a character of 2
+/// or 3 bytes, bit 1 for one of 3), the `pshufb` control that packs to the
+/// front the bytes each 4-byte slot ends its first three with — the last
+/// 1, 2 or 3 of them — and the byte count. The BMP encoder builds each
+/// character's bytes flush against its slot's third byte, so it needs no
+/// choice per length of where its first byte goes. (Key bits `10`, a 3-byte
+/// character that is not 2-or-3, never occur; they keep 2 bytes.)
+pub(super) static TAIL3: ([Control; 256], [u8; 256]) = {
+    let mut controls = [Control([0x80u8; 16]); 256];
+    let mut counts = [0u8; 256];
+    let mut key = 0;
+    while key < 256 {
+        let mut pos = 0;
+        let mut slot = 0;
+        while slot < 4 {
+            let bits = (key >> (2 * slot)) & 3;
+            let len = if bits == 3 {
+                3
+            } else if bits == 0 {
+                1
+            } else {
+                2
+            };
+            let mut b = 3 - len;
+            while b < 3 {
+                controls[key].0[pos] = (4 * slot + b) as u8;
+                pos += 1;
+                b += 1;
+            }
+            slot += 1;
+        }
+        counts[key] = pos as u8;
+        key += 1;
+    }
+    (controls, counts)
+};
+
 /// The bits of `n` (8 at most) spread to the even bits: bit `i` to bit
 /// `2i`.
 const fn spread(n: usize) -> u16 {
