@@ -9,7 +9,9 @@
 //!   byte and a zero, 8 words packed by one `pshufb`, as the UTF-32
 //!   encoder does ([`encode_below_800`]);
 //! * no surrogate (the rest of the BMP): the UTF-32 encoder's
-//!   [`encode_bmp`], whatever the mix of lengths;
+//!   [`encode_bmp`], whatever the mix of lengths; the blocks after it take
+//!   this step directly for as long as they are such blocks (CJK text),
+//!   with no ASCII test before each;
 //! * surrogates, all paired within the block (a high one last waits for
 //!   the next block): each unit's UTF-8 in a 32-bit lane, a pair's four
 //!   bytes split between its two lanes ([`paired_block`]);
@@ -146,6 +148,21 @@ impl Utf16Avx2 {
             let k2 = _mm256_cmpeq_epi16(_mm256_max_epu16(x, s16(0x800)), x);
             written += encode_bmp(x, k2, to);
             at += BLOCK;
+            // More such blocks (CJK text): the same step, without the
+            // ASCII step's test before each.
+            while let Some(block) = units.get(at..at + BLOCK) {
+                let x = load(block);
+                let surrogate = _mm256_cmpeq_epi16(_mm256_and_si256(x, s16(0xF800)), s16(0xD800));
+                if below(x, 0x800) || _mm256_testz_si256(surrogate, surrogate) == 0 {
+                    break;
+                }
+                let to: &mut [MaybeUninit<u8>; ROOM] = (&mut dst[written..written + ROOM])
+                    .try_into()
+                    .expect("a block's room");
+                let k2 = _mm256_cmpeq_epi16(_mm256_max_epu16(x, s16(0x800)), x);
+                written += encode_bmp(x, k2, to);
+                at += BLOCK;
+            }
         }
         // SAFETY: `dst[..written]` were written (the invariant), within the
         // spare capacity.
