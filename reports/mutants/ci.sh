@@ -9,7 +9,8 @@
 #
 # Mutants run in place (--in-place), with the `test` profile that CI's
 # `cargo test` has just built, so only the mutated crate is rebuilt. The
-# mutants reports/mutants/verdicts.tsv argues are equivalent are left out.
+# mutants reports/mutants/verdicts.tsv argues are equivalent are left out
+# (reports/mutants/verdicts.py finds their current names).
 # Exits non-zero when a mutant is missed: a test is missing, or the mutant
 # is equivalent and belongs in verdicts.tsv.
 #
@@ -31,18 +32,10 @@ if ! cargo mutants --version >/dev/null 2>&1; then
     cargo install cargo-mutants --locked
 fi
 
-# Equivalent mutants, by exact name, as --exclude-re arguments.
-mapfile -t excludes < <(python3 - <<'EOF'
-import re
-try:
-    for line in open("reports/mutants/verdicts.tsv"):
-        parts = line.rstrip("\n").split("\t")
-        if len(parts) == 3 and parts[0] == "equivalent":
-            print("--exclude-re=^" + re.escape(parts[1]) + "$")
-except FileNotFoundError:
-    pass
-EOF
-)
+# Equivalent mutants, as --exclude-re arguments of their current names:
+# verdicts.py matches each verdict by its anchor (the mutated line), not
+# by the name it was judged under, whose line number moves with the code.
+mapfile -t excludes < <(cargo mutants --list --json --workspace | python3 reports/mutants/verdicts.py excludes)
 
 base=${MUTANTS_BASE:-origin/main}
 diff=$(mktemp)

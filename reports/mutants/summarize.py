@@ -5,9 +5,9 @@ Reads reports/mutants/<group>/outcomes.json (cargo-mutants' own
 mutants.out/outcomes.json, copied there by run.sh) for every group that
 has run, and reports/mutants/verdicts.tsv: for each mutant the campaign
 missed, the test that kills it now (`killed<TAB>name<TAB>test`) or why it
-is equivalent (`equivalent<TAB>name<TAB>argument`). Writes, per file: the
-mutants tried, caught, missed, timed out and unviable, and the score; then
-every missed mutant with its verdict (or "no verdict yet").
+is equivalent (`equivalent<TAB>name<TAB>argument<TAB>anchor`). Writes, per
+file: the mutants tried, caught, missed, timed out and unviable, and the
+score; then every missed mutant with its verdict (or "no verdict yet").
 """
 
 import collections
@@ -33,7 +33,9 @@ def verdicts():
                 line = line.rstrip("\n")
                 if not line or line.startswith("#"):
                     continue
-                kind, name, why = line.split("\t", 2)
+                # kind, name, why, and for an equivalent one its anchor
+                # (verdicts.py), which the summary does not show.
+                kind, name, why = line.split("\t")[:3]
                 out[name] = (kind, why)
     return out
 
