@@ -1057,6 +1057,11 @@ impl Avx2 {
     /// `window16` takes characters of every length.
     const ALL_LENGTHS: bool = true;
 
+    /// Long inputs take [`decode_fixed`](Self::decode_fixed), whose groups
+    /// are at fixed places already; on the short ones this loop runs, the
+    /// fixed groups' code made every call slower.
+    const FIXED_GROUPS: bool = false;
+
     /// [`super::shuffle::bmp16`] in 256-bit registers: the 16 bytes' code
     /// points in one register of 16-bit words, packed per 128-bit lane. (Where
     /// it can, it beats [`window16`](Self::window16), which needs 32-bit lanes: Latin text

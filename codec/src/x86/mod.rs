@@ -81,7 +81,8 @@ mod utf16_lossy;
 ///   `high_nibbles(V) -> V` and `low_nibbles(V) -> V`; and
 ///   `must23(prev2, prev3) -> V`, the bytes that must be 3rd or 4th bytes.
 /// * [`shuffle::decode_blocks!`] (SSE4.1, AVX2): `masks`, `widen64`,
-///   `bmp16`, `window16` and `ALL_LENGTHS`; [`fused_decoder!`] also
+///   `bmp16`, `window16`, `ALL_LENGTHS` and `FIXED_GROUPS`;
+///   [`fused_decoder!`] also
 ///   `decode_tail`.
 /// * [`lossy`]'s `lossy_decoder!` (AVX2, AVX-512): `load_at`, `store`,
 ///   `non_ascii_mask`, `multi_byte_leads`, `never_leads`, `with_spaces`,

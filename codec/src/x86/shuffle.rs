@@ -185,14 +185,16 @@ pub(super) fn threes(window: __m128i, lanes: &mut [MaybeUninit<u32>]) {
 /// decodes the characters that start in 16 bytes of 1- to 3-byte
 /// characters (as [`bmp16`] does) and, if `$isa::ALL_LENGTHS`,
 /// `$isa::window16` (the same arguments) those of 16 bytes with 4-byte
-/// characters among them; both return how many they stored.
+/// characters among them; both return how many they stored. If
+/// `$isa::FIXED_GROUPS`, a block without 4-byte characters is decoded as
+/// four `bmp16` groups at fixed places, with no choice per 16 bytes.
 ///
 /// Every block starts at a character boundary, so `$check` may validate it
 /// on its own (the bytes before it are whole characters, as good as ASCII
 /// to the validator's tables). A block that passes holds well-formed text
 /// but perhaps for a character its end cuts; the steps take only
-/// characters followed by a start inside the block, which that check
-/// covers, and the next block starts after them.
+/// characters that end inside the block, which that check covers, and the
+/// next block starts after them.
 ///
 /// A macro, not a function: the kernel's closures must be inlined into the
 /// loop, and a closure compiled for AVX2 cannot be inlined into a function
@@ -265,6 +267,37 @@ macro_rules! decode_blocks {
                     }
                 }
                 continue;
+            }
+            // No 4-byte character: the characters that start in the block
+            // and end in it, 16 bytes at a time at fixed places (the
+            // continuations of one that starts near a group's end are in
+            // the 3 bytes after it), so no step waits on where the one
+            // before ended and none chooses by its bytes. A character the
+            // block ends inside is left to the next block, which starts
+            // at it. (`FIXED_GROUPS`: the AVX2 kernel has a loop of its own
+            // for long inputs, and runs this one on short ones, which it
+            // made slower.)
+            if $isa::FIXED_GROUPS && four == 0 {
+                if let Some(ahead) = bytes.get(at..at + 64 + 3) {
+                    let ahead: &[u8; 67] = ahead.try_into().expect("67 bytes");
+                    let last = 63 - starts.leading_zeros() as usize;
+                    let lead = ahead[last];
+                    let len = 1 + usize::from(lead >= 0xC0) + usize::from(lead >= 0xE0);
+                    let (keep, next) = if last + len > 64 {
+                        (starts & !(1 << last), last)
+                    } else {
+                        (starts, 64)
+                    };
+                    for q in 0..4 {
+                        // The 16 bytes and the 3 after them.
+                        let window: &[u8; 19] =
+                            ahead[16 * q..16 * q + 19].try_into().expect("19 bytes");
+                        let lanes = &mut dst[written..];
+                        written += $isa::bmp16(window, (keep >> (16 * q)) as u16, lanes);
+                    }
+                    at += next;
+                    continue;
+                }
             }
             // Steps while the bytes each reads lie in the block: 16 bytes and
             // the 12 mask bits after `pos` for a table step; 20 bytes for a
@@ -402,9 +435,45 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
 pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
+    let load = |k: usize| {
+        let v: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
+        // SAFETY: `v` is 16 readable bytes.
+        unsafe { _mm_loadu_si128(v.as_ptr().cast()) }
+    };
+    let [b0, b1, b2] = [0, 1, 2].map(load);
+    // Every byte gets the low and the high byte of the code point it
+    // would start, computed on the 16 bytes at once as bytes (RFC 3629
+    // §3: 7 payload bits of ASCII; 5 of a 2-byte lead, 4 of a 3-byte
+    // one, 6 of each continuation), as the AVX2 kernel's `bmp32_words`
+    // does on 32: byte arithmetic, no widening before the pack.
+    let byte = |b: u8| _mm_set1_epi8(b as i8);
+    // Byte-wise shifts as 16-bit shifts: a shift by `s` < 8 moves each
+    // byte's own bits, and the mask after it drops what came from the
+    // byte beside it.
+    let low6 = |v: __m128i| _mm_and_si128(_mm_slli_epi16::<6>(v), byte(0xC0));
+    // A 3-byte character's low byte is a 2-byte one's a byte on. (As
+    // signed bytes, ASCII compares above 0xDF too: it takes `b0` below.)
+    let three = _mm_cmpgt_epi8(b0, byte(0xDF));
+    let (x, y) = (
+        _mm_blendv_epi8(b0, b1, three),
+        _mm_blendv_epi8(b1, b2, three),
+    );
+    let non_ascii = _mm_cmpgt_epi8(byte(0), b0);
+    let low = _mm_blendv_epi8(
+        b0,
+        _mm_or_si128(low6(x), _mm_and_si128(y, byte(0x3F))),
+        non_ascii,
+    );
+    let high2 = _mm_and_si128(_mm_srli_epi16::<2>(b0), byte(0x07));
+    let high3 = _mm_or_si128(
+        _mm_and_si128(_mm_slli_epi16::<4>(b0), byte(0xF0)),
+        _mm_and_si128(_mm_srli_epi16::<2>(b1), byte(0x0F)),
+    );
+    let high = _mm_and_si128(_mm_blendv_epi8(high2, high3, three), non_ascii);
+    // Positions 0–7, then 8–15, as words, each half packed by its starts.
+    let halves = [_mm_unpacklo_epi8(low, high), _mm_unpackhi_epi8(low, high)];
     let mut packed = [_mm_setzero_si128(); 2];
-    for (half, (pairs, thirds)) in byte_words(bytes).into_iter().enumerate() {
-        let values = bmp_values(pairs, thirds);
+    for (half, values) in halves.into_iter().enumerate() {
         let mask = usize::from((starts >> (8 * half)) as u8);
         // SAFETY: the control is an aligned 16-byte static.
         let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };

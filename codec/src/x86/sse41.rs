@@ -217,6 +217,12 @@ impl Sse41 {
     /// table steps.
     const ALL_LENGTHS: bool = false;
 
+    /// A block of 1- to 3-byte characters is four [`bmp16`](Self::bmp16)
+    /// groups at fixed places: with a choice per 16 bytes between widening
+    /// ASCII, fixed 3-byte shuffles and `bmp16`, each step's start waited
+    /// on the one before, and the choice was mispredicted on Latin text.
+    const FIXED_GROUPS: bool = true;
+
     /// No decoder of the last bytes (less than a block) in the block's steps:
     /// they take the scalar loop (returns false, "not taken"). The AVX2
     /// kernel's needs `window16`.
