@@ -138,3 +138,23 @@ fn runs_of_three_byte_characters_with_one_fault_anywhere() {
         }
     }
 }
+
+#[test]
+fn runs_of_three_byte_characters_with_shorter_ones_anywhere() {
+    // Well-formed CJK-like text with a 1- or 2-byte character (or two)
+    // put between any two of its 3-byte ones: a kernel that takes a run
+    // of 3-byte characters by their starts alone (every third byte) must
+    // not take such a character, whose start looks the same, for one.
+    let run: Vec<char> = (0..110).map(|i| ['一', '語', '\u{800}'][i % 3]).collect();
+    for lead in 0..4 {
+        for at in 0..run.len() {
+            for short in ["a", "é", "aé", "éa", "ab"] {
+                let mut input = "a".repeat(lead);
+                input.extend(&run[..at]);
+                input.push_str(short);
+                input.extend(&run[at..]);
+                check(input.as_bytes());
+            }
+        }
+    }
+}
