@@ -6,10 +6,9 @@
 //! * all below 0x800 (1- and 2-byte characters): each unit becomes one
 //!   16-bit word, `110xxxxx 10xxxxxx` (lead in the low byte) or the ASCII
 //!   byte and a zero, packed by one `pshufb` ([`store_compact2`]);
-//! * no surrogate (the rest of the BMP): all 3-byte characters (CJK text)
-//!   by fixed shuffles; else each unit's bytes in a 4-byte
-//!   slot, 4 slots packed by a `pshufb` chosen by their lengths
-//!   ([`store_compact_lane`]);
+//! * no surrogate (the rest of the BMP): each unit's bytes at the end of
+//!   a 4-byte slot, 4 slots packed by a `pshufb` chosen by their lengths
+//!   ([`bmp`](Utf16Sse41::bmp)), whatever the mix of lengths;
 //! * surrogates, all paired within the block (a high one last waits for
 //!   the next block): as the BMP, each unit's bytes in a slot, a pair's
 //!   four bytes split between its two units' slots, two each
@@ -20,7 +19,7 @@
 //!   one that reports a lone surrogate, so the error's index and the lossy
 //!   U+FFFD are exactly the scalar conversion's.
 
-use super::super::super::pack::{store16, store_compact2, store_compact_lane};
+use super::super::super::pack::{store16, store_compact2, store_compact_lane, TAIL3};
 use super::super::super::utf16::{load16, utf16_encoder};
 use super::Utf16Sse41;
 use core::arch::x86_64::*;
@@ -93,36 +92,60 @@ impl Utf16Sse41 {
         if _mm_testz_si128(flags, flags) == 0 {
             return Self::paired([a, b], more, to);
         }
-        // All 3-byte characters (CJK text): the smaller of each two units
-        // is 0x800 or more.
-        let least = _mm_min_epu16(a, b);
-        if _mm_test_all_ones(_mm_cmpeq_epi16(_mm_max_epu16(least, s16(0x800)), least)) == 1 {
-            Self::three_byte(a, to);
-            Self::three_byte(b, &mut to[24..]);
-            return Some((BLOCK, 48));
-        }
-        let n = Self::bmp_register(a, to);
-        Some((BLOCK, n + Self::bmp_register(b, &mut to[n..])))
+        let k2 = |x: __m128i| _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x);
+        let n = Self::bmp(a, k2(a), to);
+        Some((BLOCK, n + Self::bmp(b, k2(b), &mut to[n..])))
     }
 
-    /// The UTF-8 of 8 units, none a surrogate, at the front of `dst`;
-    /// returns its length.
+    /// 8 units, none a surrogate (`k2`: all-ones in those from 0x800 on):
+    /// their UTF-8 bytes, packed at the start of `dst`; how many there are.
+    ///
+    /// As the AVX2 kernel's `encode_bmp`, each unit gets a 4-byte slot
+    /// whose first three bytes end with its character's bytes (RFC 3629
+    /// §3: `[1110zzzz, 10yyyyyy, 10xxxxxx]`, `[_, 110yyyyy, 10xxxxxx]` or
+    /// `[_, _, 0xxxxxxx]`), one formula per byte whatever the length, and
+    /// each 4 slots are packed by their [`TAIL3`] row, keyed by the byte
+    /// masks of `k1` and `k2`. Blocks of 3-byte characters only (CJK text)
+    /// take this step too: a fixed-shuffle step of their own, chosen per
+    /// block, cost more in mispredicted branches on CJK with spaces than
+    /// it saved.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn bmp_register(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
+    fn bmp(x: __m128i, k2: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
-        if _mm_testz_si128(x, s16(0xF800)) == 1 {
-            // Below 0x800: Latin text, and ASCII (the units after an ASCII
-            // step that was not all ASCII).
-            return Self::below_800(x, dst);
+        // All-ones where x ≥ 0x80. Only each word's low byte counts below.
+        let k1 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x80)), x);
+        let first = _mm_or_si128(_mm_srli_epi16::<12>(x), s16(0xE0));
+        // `x >> 6 | 0xC0` is `110yyyyy` below 0x800; from 0x800 bit 6 goes.
+        let middle = _mm_xor_si128(
+            _mm_or_si128(_mm_srli_epi16::<6>(x), s16(0xC0)),
+            _mm_and_si128(k2, s16(0x40)),
+        );
+        // From 0x80, bit 6 goes and bit 7 comes: `10xxxxxx`.
+        let last = _mm_or_si128(
+            _mm_andnot_si128(_mm_and_si128(k1, s16(0x40)), x),
+            _mm_and_si128(k1, s16(0x80)),
+        );
+        let first_two = _mm_or_si128(first, _mm_slli_epi16::<8>(middle));
+        // Per word, k1 in bit 0 (its low byte's) and k2 in bit 1 (its high
+        // byte's): two TAIL3 keys.
+        let keys =
+            (_mm_movemask_epi8(k1) as u32 & 0x5555) | (_mm_movemask_epi8(k2) as u32 & 0xAAAA);
+        let mut written = 0;
+        for (j, lane) in [
+            _mm_unpacklo_epi16(first_two, last),
+            _mm_unpackhi_epi16(first_two, last),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let key = (keys >> (8 * j) & 0xFF) as usize;
+            // SAFETY: a table row is 16 readable bytes.
+            let control = unsafe { _mm_loadu_si128(TAIL3.0[key].0.as_ptr().cast()) };
+            store16(&mut dst[written..], _mm_shuffle_epi8(lane, control));
+            written += usize::from(TAIL3.1[key]);
         }
-        // Where x ≥ 0x800, all-ones (unsigned: the maximum with 0x800 is x).
-        let k2 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x);
-        if _mm_test_all_ones(k2) == 1 {
-            Self::three_byte(x, dst)
-        } else {
-            Self::bmp::<false>(x, x, k2, dst)
-        }
+        written
     }
 
     /// The UTF-8 of 8 units below 0x800, at the front of `dst`; returns
@@ -144,68 +167,16 @@ impl Utf16Sse41 {
         store_compact2(dst, words, key)
     }
 
-    /// The UTF-8 of 8 units from 0x800 on, none a surrogate: 24 bytes at
-    /// the start of `dst`.
-    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
-    #[inline]
-    fn three_byte(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
-        // Per output byte, the byte of `first_two` (the lead and middle
-        // bytes of each unit, in its word) or of `last` (the last byte, in
-        // the low byte of its word) it takes: unit `i`'s three bytes at
-        // `3i`; the second store's from byte 12 (unit 4) on.
-        const fn controls(from: usize, last: bool) -> [u8; 16] {
-            let mut out = [0x80; 16];
-            let mut p = 0;
-            while p < 16 {
-                let (unit, k) = ((from + p) / 3, (from + p) % 3);
-                if unit < 8 && (k == 2) == last {
-                    out[p] = (2 * unit + if last { 0 } else { k }) as u8;
-                }
-                p += 1;
-            }
-            out
-        }
-        const CONTROLS: [[u8; 16]; 4] = [
-            controls(0, false),
-            controls(0, true),
-            controls(12, false),
-            controls(12, true),
-        ];
-        let s16 = |w: u16| _mm_set1_epi16(w as i16);
-        // `1110zzzz 10yyyyyy 10xxxxxx` (RFC 3629 §3), each byte from the
-        // unit's 16-bit word.
-        let lead = _mm_or_si128(_mm_srli_epi16::<12>(x), s16(0xE0));
-        let middle = _mm_or_si128(_mm_and_si128(_mm_srli_epi16::<6>(x), s16(0x3F)), s16(0x80));
-        let last = _mm_or_si128(_mm_and_si128(x, s16(0x3F)), s16(0x80));
-        let first_two = _mm_or_si128(lead, _mm_slli_epi16::<8>(middle));
-        // SAFETY: each control is 16 readable bytes.
-        let control = |k: usize| unsafe { _mm_loadu_si128(CONTROLS[k].as_ptr().cast()) };
-        for (i, at) in [0, 12].into_iter().enumerate() {
-            let bytes = _mm_or_si128(
-                _mm_shuffle_epi8(first_two, control(2 * i)),
-                _mm_shuffle_epi8(last, control(2 * i + 1)),
-            );
-            store16(&mut dst[at..], bytes);
-        }
-        24
-    }
-
     /// 8 units below 0x10000 (`k2`: all-ones in the 3-byte characters,
-    /// from 0x800 on but not surrogates): their UTF-8 bytes, packed at the
-    /// start of `dst`; how many there are. Each unit's bytes go to a 4-byte
-    /// slot (`[first, second, third, 0]`), and each 4 slots are packed by
-    /// the [`COMPACT`](crate::x86::pack::COMPACT) row of their lengths.
-    /// Without `PAIRS`, none is a surrogate; with it, every surrogate is
-    /// half of a pair in the block, `before` holding each unit's
-    /// predecessor.
+    /// from 0x800 on but not surrogates), every surrogate half of a pair in
+    /// the block, `before` holding each unit's predecessor: their UTF-8
+    /// bytes, packed at the start of `dst`; how many there are. Each unit's
+    /// bytes go to a 4-byte slot (`[first, second, third, 0]`), and each 4
+    /// slots are packed by the [`COMPACT`](crate::x86::pack::COMPACT) row
+    /// of their lengths.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn bmp<const PAIRS: bool>(
-        x: __m128i,
-        before: __m128i,
-        k2: __m128i,
-        dst: &mut [MaybeUninit<u8>],
-    ) -> usize {
+    fn bmp_pairs(x: __m128i, before: __m128i, k2: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         // All-ones where x ≥ 0x80.
         let k1 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x80)), x);
@@ -222,41 +193,36 @@ impl Utf16Sse41 {
         let first = _mm_blendv_epi8(x, lead, k1);
         let second = _mm_and_si128(_mm_blendv_epi8(continuation(x), continuation(x6), k2), k1);
         let third = _mm_and_si128(continuation(x), k2);
-        let (first, second) = if PAIRS {
-            // A pair's 4 bytes (RFC 3629 §3), 2 from each unit. With `h`,
-            // `l` the surrogates' low 10 bits, the scalar value is `(h +
-            // 0x40) << 10 | l`: the high unit gives `0xF0 | hp >> 8` and
-            // `0x80 | (hp >> 2 & 0x3F)` (hp = h + 0x40); the low one
-            // `0x80 | (h & 3) << 4 | l >> 6` (its high unit is the one
-            // before) and `0x80 | (l & 0x3F)`.
-            let tagged = |tag: u16| _mm_cmpeq_epi16(_mm_and_si128(x, s16(0xFC00)), s16(tag));
-            let (high, low) = (tagged(0xD800), tagged(0xDC00));
-            let hp = _mm_add_epi16(_mm_and_si128(x, s16(0x3FF)), s16(0x40));
-            let low_first = _mm_or_si128(
-                _mm_or_si128(
-                    _mm_slli_epi16::<4>(_mm_and_si128(before, s16(3))),
-                    _mm_and_si128(x6, s16(0xF)),
-                ),
-                s16(0x80),
-            );
-            let first = _mm_blendv_epi8(
-                _mm_blendv_epi8(
-                    first,
-                    _mm_or_si128(_mm_srli_epi16::<8>(hp), s16(0xF0)),
-                    high,
-                ),
-                low_first,
-                low,
-            );
-            let second = _mm_blendv_epi8(
-                _mm_blendv_epi8(second, continuation(_mm_srli_epi16::<2>(hp)), high),
-                continuation(x),
-                low,
-            );
-            (first, second)
-        } else {
-            (first, second)
-        };
+        // A pair's 4 bytes (RFC 3629 §3), 2 from each unit. With `h`,
+        // `l` the surrogates' low 10 bits, the scalar value is `(h +
+        // 0x40) << 10 | l`: the high unit gives `0xF0 | hp >> 8` and
+        // `0x80 | (hp >> 2 & 0x3F)` (hp = h + 0x40); the low one
+        // `0x80 | (h & 3) << 4 | l >> 6` (its high unit is the one
+        // before) and `0x80 | (l & 0x3F)`.
+        let tagged = |tag: u16| _mm_cmpeq_epi16(_mm_and_si128(x, s16(0xFC00)), s16(tag));
+        let (high, low) = (tagged(0xD800), tagged(0xDC00));
+        let hp = _mm_add_epi16(_mm_and_si128(x, s16(0x3FF)), s16(0x40));
+        let low_first = _mm_or_si128(
+            _mm_or_si128(
+                _mm_slli_epi16::<4>(_mm_and_si128(before, s16(3))),
+                _mm_and_si128(x6, s16(0xF)),
+            ),
+            s16(0x80),
+        );
+        let first = _mm_blendv_epi8(
+            _mm_blendv_epi8(
+                first,
+                _mm_or_si128(_mm_srli_epi16::<8>(hp), s16(0xF0)),
+                high,
+            ),
+            low_first,
+            low,
+        );
+        let second = _mm_blendv_epi8(
+            _mm_blendv_epi8(second, continuation(_mm_srli_epi16::<2>(hp)), high),
+            continuation(x),
+            low,
+        );
         let first_two = _mm_or_si128(first, _mm_slli_epi16::<8>(second));
         // Per word, length − 1: bit 0 (k1 but not k2) in its low byte, bit
         // 1 (k2) in its high byte; the byte mask then holds 2 bits per
@@ -278,7 +244,7 @@ impl Utf16Sse41 {
     /// follows: the next block sees the pair whole) and how many bytes it
     /// wrote; `None` (nothing taken) if a surrogate in it is lone.
     ///
-    /// Each register goes as a BMP one ([`bmp`](Self::bmp)), a pair's
+    /// Each register goes as a BMP one ([`bmp_pairs`](Self::bmp_pairs)), a pair's
     /// high unit giving the first two of its four bytes and the low unit
     /// (with the two bits it needs from the unit before) the last two: every
     /// unit is 1 to 3 bytes in its slot.
@@ -326,9 +292,9 @@ impl Utf16Sse41 {
         let k2 = |x: __m128i, halves: __m128i| {
             _mm_andnot_si128(halves, _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x))
         };
-        let written = Self::bmp::<true>(a, before[0], k2(a, halves[0]), dst);
+        let written = Self::bmp_pairs(a, before[0], k2(a, halves[0]), dst);
         let written =
-            written + Self::bmp::<true>(b, before[1], k2(b, halves[1]), &mut dst[written..]);
+            written + Self::bmp_pairs(b, before[1], k2(b, halves[1]), &mut dst[written..]);
         let defer = usize::from(defer);
         Some((BLOCK - defer, written - defer))
     }
