@@ -8,21 +8,20 @@
 //! are), decodes the characters that start in it (a continuation byte
 //! starts nothing) by the widest kind it holds:
 //!
-//! * 3-byte characters only (CJK text): they start every third byte from
-//!   the first start, and two fixed shuffles moved on by that start
-//!   gather them, no table;
-//! * no 4-byte lead (the BMP): each byte gets, in a 16-bit word, the value
-//!   of the character it would start, and a `pshufb` per 8 bytes packs the
-//!   words of the starts ([`bmp16_words`], as the UTF-32 decoder's
-//!   `bmp16`);
+//! * no 4-byte lead (the BMP): each byte gets the value of the character
+//!   it would start, as a low and a high byte computed on the 16 bytes at
+//!   once, and a `pshufb` per 8 bytes packs the words of the starts
+//!   ([`bmp16_words`], as the UTF-32 decoder's `bmp16`), whatever the mix
+//!   of lengths: a step of fixed shuffles for 3-byte characters only,
+//!   chosen per step, cost more in mispredicted branches on CJK text with
+//!   spaces than it saved;
 //! * otherwise each character that starts there is decoded on its own
 //!   (four bytes at most from its lead, all in the step's window), a
 //!   supplementary one as its surrogate pair.
 //!
 //! In lossy decoding, a step may hold the first bytes of maximal subparts
 //! (`bad`, among the starts): each is one U+FFFD, blended into its byte's
-//! 16-bit word before the words are packed, in either of the last two
-//! paths (the first takes no such step).
+//! 16-bit word before the words are packed, in either path.
 //!
 //! A step's place in the output does not depend on how the one before
 //! was decoded, only on its start count. Strict decoding checks each step
@@ -222,10 +221,7 @@ impl Utf16Sse41 {
             }
             return written;
         }
-        let three = above(v, -33) & non_ascii;
-        if bad == 0 && starts & !three == 0 {
-            Self::threes(window, starts, dst);
-        } else if bad == 0 {
+        if bad == 0 {
             let [low, high] = bmp16_words(window, starts);
             store8(dst, low);
             store8(&mut dst[(starts as u8).count_ones() as usize..], high);
@@ -284,39 +280,5 @@ impl Utf16Sse41 {
         // after the real ones (which end within `rest`): one unit each,
         // last, not counted.
         Self::steps::<false>(&padded, dst).1 - (STEP - rest.len())
-    }
-
-    /// a step's decoding ([`steps`](Self::steps)) of 3-byte characters only (CJK text): they
-    /// start at every third byte from the first start (its bytes before
-    /// are continuations, at most 2), 5 or 6 of them (none if the step is
-    /// all continuations), and each becomes a 16-bit unit by a fixed
-    /// shuffle (the lead's 4 payload bits and the continuations' 6, RFC
-    /// 3629 §3) moved on by the first start: no table.
-    #[target_feature(enable = "sse4.1,ssse3,popcnt")]
-    #[inline]
-    fn threes(window: &[u8; STEP + 3], starts: u16, dst: &mut [MaybeUninit<u16>; ROOM]) {
-        let phase = (starts.trailing_zeros() as i8).min(3);
-        let z = -128;
-        // Per 32-bit lane, a character's last byte lowest, its lead third,
-        // then a zero (a control byte with its top bit set, which adding
-        // the phase keeps): characters 0–3 from the step's first 16 bytes,
-        // 4 and 5 from 16 bytes at 3 (12 bytes on, less 3).
-        let moved = |control: __m128i| _mm_add_epi8(control, _mm_set1_epi8(phase));
-        let first = moved(_mm_setr_epi8(
-            2, 1, 0, z, 5, 4, 3, z, 8, 7, 6, z, 11, 10, 9, z,
-        ));
-        let second = moved(_mm_setr_epi8(
-            11, 10, 9, z, 14, 13, 12, z, z, z, z, z, z, z, z, z,
-        ));
-        let value = |x: __m128i| {
-            let bits = _mm_and_si128(x, _mm_set1_epi32(0x000F_3F3F));
-            // b2 + 64·b1 and b0, then + 4096·b0.
-            let pairs = _mm_maddubs_epi16(bits, _mm_set1_epi16(0x4001));
-            _mm_madd_epi16(pairs, _mm_set1_epi32(0x1000_0001))
-        };
-        let a = value(_mm_shuffle_epi8(load16(window, 0), first));
-        let b = value(_mm_shuffle_epi8(load16(window, 3), second));
-        // Each lane below 0x10000: the pack is exact, and in order.
-        store8(dst, _mm_packus_epi32(a, b));
     }
 }
