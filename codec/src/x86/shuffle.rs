@@ -435,6 +435,19 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
 pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
+    bmp16_words_marked::<false>(bytes, starts, 0)
+}
+
+/// [`bmp16_words`], with U+FFFD for each start that `bad` marks (a
+/// maximal subpart's first byte: lossy decoding of a step with errors).
+/// `MARKED` false leaves `bad` unread.
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn bmp16_words_marked<const MARKED: bool>(
+    bytes: &[u8; 19],
+    starts: u16,
+    bad: u16,
+) -> [__m128i; 2] {
     let load = |k: usize| {
         let v: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
         // SAFETY: `v` is 16 readable bytes.
@@ -470,6 +483,23 @@ pub(super) fn bmp16_words(bytes: &[u8; 19], starts: u16) -> [__m128i; 2] {
         _mm_and_si128(_mm_srli_epi16::<2>(b1), byte(0x0F)),
     );
     let high = _mm_and_si128(_mm_blendv_epi8(high2, high3, three), non_ascii);
+    let (low, high) = if MARKED && bad != 0 {
+        // Byte k takes bit k of `bad`: the byte of the mask that holds
+        // it, then its own bit.
+        let spread = _mm_shuffle_epi8(
+            _mm_set1_epi16(bad as i16),
+            _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+        );
+        let bits = _mm_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+        let marked = _mm_cmpeq_epi8(_mm_and_si128(spread, bits), bits);
+        let fffd = crate::REPLACEMENT as u16;
+        (
+            _mm_blendv_epi8(low, byte(fffd as u8), marked),
+            _mm_or_si128(high, _mm_and_si128(marked, byte((fffd >> 8) as u8))),
+        )
+    } else {
+        (low, high)
+    };
     // Positions 0–7, then 8–15, as words, each half packed by its starts.
     let halves = [_mm_unpacklo_epi8(low, high), _mm_unpackhi_epi8(low, high)];
     let mut packed = [_mm_setzero_si128(); 2];

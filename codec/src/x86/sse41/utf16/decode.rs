@@ -30,7 +30,9 @@
 //! as one step, the padding's zeros masked off the starts.
 
 use super::super::super::pack::SPREAD_BYTE;
-use super::super::super::shuffle::{bmp16_words, bmp_values, byte_words, WORDS};
+use super::super::super::shuffle::{
+    bmp16_words, bmp16_words_marked, bmp_values, byte_words, WORDS,
+};
 use super::super::super::utf16::{load16, store8, utf16_decoder};
 use super::super::Sse41;
 use super::Utf16Sse41;
@@ -226,18 +228,10 @@ impl Utf16Sse41 {
             store8(dst, low);
             store8(&mut dst[(starts as u8).count_ones() as usize..], high);
         } else {
-            // `bmp16_words` with a U+FFFD blended in at each subpart's
-            // start before the starts' words are packed.
-            let mut written = 0;
-            for (half, (pairs, thirds)) in byte_words(window).into_iter().enumerate() {
-                let values =
-                    replaced::<SUBPARTS>(bmp_values(pairs, thirds), (bad >> (8 * half)) as u8);
-                let mask = usize::from((starts >> (8 * half)) as u8);
-                // SAFETY: a `WORDS` row is 16 aligned, readable bytes.
-                let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };
-                store8(&mut dst[written..], _mm_shuffle_epi8(values, control));
-                written += mask.count_ones() as usize;
-            }
+            // `bmp16_words` with a U+FFFD at each subpart's start.
+            let [low, high] = bmp16_words_marked::<SUBPARTS>(window, starts, bad);
+            store8(dst, low);
+            store8(&mut dst[(starts as u8).count_ones() as usize..], high);
         }
         starts.count_ones() as usize
     }
