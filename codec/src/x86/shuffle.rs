@@ -277,12 +277,15 @@ macro_rules! decode_blocks {
             // at it. (`FIXED_GROUPS`: the AVX2 kernel has a loop of its own
             // for long inputs, and runs this one on short ones, which it
             // made slower.)
-            if $isa::FIXED_GROUPS && four == 0 {
+            if $isa::FIXED_GROUPS && starts != 0 {
                 if let Some(ahead) = bytes.get(at..at + 64 + 3) {
                     let ahead: &[u8; 67] = ahead.try_into().expect("67 bytes");
                     let last = 63 - starts.leading_zeros() as usize;
                     let lead = ahead[last];
-                    let len = 1 + usize::from(lead >= 0xC0) + usize::from(lead >= 0xE0);
+                    let len = 1
+                        + usize::from(lead >= 0xC0)
+                        + usize::from(lead >= 0xE0)
+                        + usize::from(lead >= 0xF0);
                     let (keep, next) = if last + len > 64 {
                         (starts & !(1 << last), last)
                     } else {
@@ -292,8 +295,14 @@ macro_rules! decode_blocks {
                         // The 16 bytes and the 3 after them.
                         let window: &[u8; 19] =
                             ahead[16 * q..16 * q + 19].try_into().expect("19 bytes");
-                        let lanes = &mut dst[written..];
-                        written += $isa::bmp16(window, (keep >> (16 * q)) as u16, lanes);
+                        let (starts16, lanes) = ((keep >> (16 * q)) as u16, &mut dst[written..]);
+                        // One choice per block, by whether it has any
+                        // 4-byte character.
+                        written += if four == 0 {
+                            $isa::bmp16(window, starts16, lanes)
+                        } else {
+                            $isa::window16(window, starts16, lanes)
+                        };
                     }
                     at += next;
                     continue;
@@ -425,6 +434,90 @@ pub(super) fn bmp16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>
             );
         }
         written += (starts >> (8 * half) & 0xFF).count_ones() as usize;
+    }
+    written
+}
+
+/// The characters that start in the first 16 of `bytes`, of any length
+/// (`starts` says where; the 3 bytes after hold the continuations of
+/// those that start near the end), as code points to `lanes` (16 lanes of
+/// room); returns how many. The SSE4.1 kernel's `window16`.
+///
+/// As [`bmp16_words`], every byte gets the value of the character it
+/// would start, here in three bytes (bits 0–7, 8–15 and 16–20), computed
+/// on the 16 bytes at once: a character's last two bytes give bits 0–7
+/// and its two before the last but one bits 8–15 alike whatever its
+/// length, a 4-byte one's first two bits 16–20 (RFC 3629 §3). The starts'
+/// low words and high words are packed by the same [`WORDS`] control and
+/// interleaved into code points.
+#[target_feature(enable = "ssse3,sse4.1")]
+#[inline]
+pub(super) fn window16_all(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
+    let load = |k: usize| {
+        let v: &[u8; 16] = bytes[k..k + 16].try_into().expect("16 bytes");
+        // SAFETY: `v` is 16 readable bytes.
+        unsafe { _mm_loadu_si128(v.as_ptr().cast()) }
+    };
+    let [b0, b1, b2, b3] = [0, 1, 2, 3].map(load);
+    let byte = |b: u8| _mm_set1_epi8(b as i8);
+    let and = _mm_and_si128;
+    // As signed bytes, ASCII compares above 0xDF and 0xEF too; it takes
+    // `b0` below, and no high bits.
+    let three = _mm_cmpgt_epi8(b0, byte(0xDF));
+    let four = _mm_cmpgt_epi8(b0, byte(0xEF));
+    let non_ascii = _mm_cmpgt_epi8(byte(0), b0);
+    let pick = |a, b, c| _mm_blendv_epi8(_mm_blendv_epi8(a, b, three), c, four);
+    // The last two bytes; the two before the last but one.
+    let (x, y) = (pick(b0, b1, b2), pick(b1, b2, b3));
+    let (p, q) = (_mm_blendv_epi8(b0, b1, four), _mm_blendv_epi8(b1, b2, four));
+    // Byte-wise shifts as 16-bit shifts, each masked to the byte's own
+    // bits (as in `bmp16_words`).
+    let low = _mm_blendv_epi8(
+        b0,
+        _mm_or_si128(and(_mm_slli_epi16::<6>(x), byte(0xC0)), and(y, byte(0x3F))),
+        non_ascii,
+    );
+    let mid2 = and(_mm_srli_epi16::<2>(b0), byte(0x07));
+    let mid3 = _mm_or_si128(
+        and(_mm_slli_epi16::<4>(p), byte(0xF0)),
+        and(_mm_srli_epi16::<2>(q), byte(0x0F)),
+    );
+    let mid = and(_mm_blendv_epi8(mid2, mid3, three), non_ascii);
+    let high = and(
+        _mm_or_si128(
+            and(_mm_slli_epi16::<2>(b0), byte(0x1C)),
+            and(_mm_srli_epi16::<4>(b1), byte(0x03)),
+        ),
+        and(four, non_ascii),
+    );
+    let zero = _mm_setzero_si128();
+    let lanes = &mut lanes[..16];
+    let mut written = 0;
+    for (half, (words, highs)) in [
+        (_mm_unpacklo_epi8(low, mid), _mm_unpacklo_epi8(high, zero)),
+        (_mm_unpackhi_epi8(low, mid), _mm_unpackhi_epi8(high, zero)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mask = usize::from((starts >> (8 * half)) as u8);
+        // SAFETY: the control is an aligned 16-byte static.
+        let control = unsafe { _mm_load_si128(WORDS[mask].shuffle.as_ptr().cast()) };
+        let (words, highs) = (
+            _mm_shuffle_epi8(words, control),
+            _mm_shuffle_epi8(highs, control),
+        );
+        let out = &mut lanes[written..written + 8];
+        // SAFETY: `out` is 8 writable lanes, 32 bytes, the two stores'
+        // width; `storeu` has no alignment requirement.
+        unsafe {
+            _mm_storeu_si128(out.as_mut_ptr().cast(), _mm_unpacklo_epi16(words, highs));
+            _mm_storeu_si128(
+                out[4..].as_mut_ptr().cast(),
+                _mm_unpackhi_epi16(words, highs),
+            );
+        }
+        written += mask.count_ones() as usize;
     }
     written
 }

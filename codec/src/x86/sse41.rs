@@ -213,9 +213,9 @@ impl Sse41 {
         _mm_movemask_epi8(_mm_or_si128(c0_c1, f5_ff)) as u16
     }
 
-    /// No `window16` for 4-byte characters: they take [`super::shuffle`]'s
-    /// table steps.
-    const ALL_LENGTHS: bool = false;
+    /// `window16` takes characters of every length
+    /// ([`super::shuffle::window16_all`]).
+    const ALL_LENGTHS: bool = true;
 
     /// A block of 1- to 3-byte characters is four [`bmp16`](Self::bmp16)
     /// groups at fixed places: with a choice per 16 bytes between widening
@@ -271,15 +271,12 @@ impl Sse41 {
         super::shuffle::bmp16(bytes, starts, lanes)
     }
 
-    /// No window for characters of every length ([`ALL_LENGTHS`] is false,
-    /// so the loop never takes this path): the same as [`bmp16`].
-    ///
-    /// [`ALL_LENGTHS`]: Self::ALL_LENGTHS
-    /// [`bmp16`]: Self::bmp16
+    /// The characters that start in 16 bytes, of any length:
+    /// [`shuffle::window16_all`](super::shuffle::window16_all).
     #[target_feature(enable = "ssse3,sse4.1")]
     #[inline]
     fn window16(bytes: &[u8; 19], starts: u16, lanes: &mut [MaybeUninit<u32>]) -> usize {
-        super::shuffle::bmp16(bytes, starts, lanes)
+        super::shuffle::window16_all(bytes, starts, lanes)
     }
 }
 
