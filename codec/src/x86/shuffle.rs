@@ -11,14 +11,19 @@
 //!
 //! * a run of ASCII blocks is widened whole;
 //! * a block of twenty 3-byte characters (CJK text) takes five fixed
-//!   shuffles ([`threes`]); twenty-four bytes of eight of them, two;
-//! * 16 ASCII bytes are widened;
-//! * 16 bytes of 1- to 3-byte characters go through [`bmp16`] (every byte
-//!   the 16-bit code point it would start, the starts' words packed by a
-//!   `pshufb` per 8 bytes), or the kernel's equivalent; with 4-byte
-//!   characters, AVX2 has its own `window16` (32-bit lanes, `vpermd`);
-//! * otherwise (SSE4.1 with 4-byte characters, and the block's last
-//!   bytes) a table step, below.
+//!   shuffles ([`threes`]);
+//! * with `FIXED_GROUPS` (SSE4.1), any other block is four groups of 16
+//!   bytes at fixed places, each decoding the characters that start in
+//!   it: [`bmp16`] (every byte the 16-bit code point it would start, the
+//!   starts' words packed by a `pshufb` per 8 bytes) for a block without
+//!   4-byte characters, [`window16_all`] for one with them; the block
+//!   stops before a character it ends inside;
+//! * otherwise (AVX2's short inputs, and the input's last block), steps
+//!   of 16 bytes: widened if ASCII, two fixed shuffles for twenty-four
+//!   bytes of eight 3-byte characters, `bmp16` or the kernel's
+//!   equivalent, AVX2's `window16` (32-bit lanes, `vpermd`) or SSE4.1's
+//!   [`window16_all`] with 4-byte characters; the block's last bytes a
+//!   table step, below.
 //!
 //! None of these waits for a table load to know where the next one starts:
 //! the 16-byte windows end at a byte the start mask gives.
