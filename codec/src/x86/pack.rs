@@ -77,6 +77,33 @@ pub(super) static TAIL3: ([Control; 256], [u8; 256]) = {
     (controls, counts)
 };
 
+/// For each 4-slot key (2 bits per slot: length − 1), the `pshufb`
+/// control that packs to the front the last 1 to 4 bytes of each 4-byte
+/// slot, and the byte count: [`TAIL3`] for characters of every length,
+/// each built flush against its slot's end.
+pub(super) static TAIL4: ([Control; 256], [u8; 256]) = {
+    let mut controls = [Control([0x80u8; 16]); 256];
+    let mut counts = [0u8; 256];
+    let mut key = 0;
+    while key < 256 {
+        let mut pos = 0;
+        let mut slot = 0;
+        while slot < 4 {
+            let len = ((key >> (2 * slot)) & 3) + 1;
+            let mut b = 4 - len;
+            while b < 4 {
+                controls[key].0[pos] = (4 * slot + b) as u8;
+                pos += 1;
+                b += 1;
+            }
+            slot += 1;
+        }
+        counts[key] = pos as u8;
+        key += 1;
+    }
+    (controls, counts)
+};
+
 /// The bits of `n` (8 at most) spread to the even bits: bit `i` to bit
 /// `2i`.
 const fn spread(n: usize) -> u16 {

@@ -1,13 +1,13 @@
 //! The SSE4.1 kernel (16-byte registers, SSSE3 shuffles and SSE4.1 `ptest`):
-//! SIMD validation, decoding by [`super::shuffle`]'s loop (16 bytes of 1-
-//! to 3-byte characters at a time, 4-byte ones by its table steps);
-//! encoding uses the scalar loop, compiled with SSE4.1 enabled. Its UTF-16
-//! conversions, both ways in SIMD, are in [`utf16`].
+//! SIMD validation, decoding by [`super::shuffle`]'s loop (blocks of 64
+//! bytes as four fixed groups of 16), encoding 8 values at a time
+//! ([`encode`]). Its UTF-16 conversions, both ways in SIMD, are in
+//! [`utf16`].
 
+mod encode;
 pub(crate) mod utf16;
 
 use super::{fused_decoder, incomplete_max, tail_words, validator, Isa};
-use crate::encode::EncodeFailure;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
@@ -282,11 +282,3 @@ impl Sse41 {
 
 validator!(Sse41, "ssse3,sse4.1");
 fused_decoder!(Sse41, "ssse3,sse4.1,popcnt");
-
-impl Sse41 {
-    /// The scalar encoder, compiled with SSE4.1.
-    #[target_feature(enable = "ssse3,sse4.1")]
-    pub(crate) fn encode(scalars: &[u32], out: &mut Vec<u8>) -> Result<(), EncodeFailure> {
-        crate::encode::encode_scalars(scalars, out)
-    }
-}

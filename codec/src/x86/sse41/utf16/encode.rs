@@ -111,7 +111,11 @@ impl Utf16Sse41 {
     /// it saved.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn bmp(x: __m128i, k2: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
+    pub(in crate::x86::sse41) fn bmp(
+        x: __m128i,
+        k2: __m128i,
+        dst: &mut [MaybeUninit<u8>],
+    ) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         // All-ones where x ≥ 0x80. Only each word's low byte counts below.
         let k1 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x80)), x);
@@ -153,7 +157,7 @@ impl Utf16Sse41 {
     /// lead in the low byte) or the ASCII byte and a zero.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn below_800(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
+    pub(in crate::x86::sse41) fn below_800(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
         let two = _mm_or_si128(
             _mm_or_si128(_mm_srli_epi16::<6>(x), s16(0xC0)),
