@@ -13,96 +13,56 @@ use core::mem::MaybeUninit;
 #[repr(C, align(16))]
 pub(super) struct Control(pub(super) [u8; 16]);
 
-/// For each 4-lane key (2 bits per lane: length − 1), the `pshufb` control
-/// that packs the lanes' UTF-8 bytes to the front, and the byte count
+/// A packing table: for each 4-slot key (2 bits per 4-byte slot, a code
+/// that `lens` maps to the slot's byte count), the `pshufb` control that
+/// packs each slot's bytes to the front, in order, and the byte count
 /// (apart: 17-byte rows put a quarter of the controls across two cache
-/// lines).
-pub(super) static COMPACT: ([Control; 256], [u8; 256]) = {
+/// lines). A slot's bytes are its first ones (`end` `None`) or those that
+/// end at byte `end` of the slot (the encoders that build a character
+/// flush against the end of its slot, with no choice per length of where
+/// its first byte goes).
+const fn packing(lens: [usize; 4], end: Option<usize>) -> ([Control; 256], [u8; 256]) {
     let mut controls = [Control([0x80u8; 16]); 256];
     let mut counts = [0u8; 256];
     let mut key = 0;
     while key < 256 {
         let mut pos = 0;
-        let mut lane = 0;
-        while lane < 4 {
-            let len = ((key >> (2 * lane)) & 3) + 1;
-            let mut b = 0;
-            while b < len {
-                controls[key].0[pos] = (4 * lane + b) as u8;
+        let mut slot = 0;
+        while slot < 4 {
+            let len = lens[(key >> (2 * slot)) & 3];
+            let mut b = match end {
+                Some(end) => end - len,
+                None => 0,
+            };
+            let last = b + len;
+            while b < last {
+                controls[key].0[pos] = (4 * slot + b) as u8;
                 pos += 1;
                 b += 1;
             }
-            lane += 1;
+            slot += 1;
         }
         counts[key] = pos as u8;
         key += 1;
     }
     (controls, counts)
-};
+}
+
+/// For each 4-lane key (2 bits per lane: length − 1), the control that
+/// packs the lanes' UTF-8 bytes, each lane's from its first byte.
+pub(super) static COMPACT: ([Control; 256], [u8; 256]) = packing([1, 2, 3, 4], None);
 
 /// For each 4-slot key (2 bits per slot: bit 0 set for a character of 2
-/// or 3 bytes, bit 1 for one of 3), the `pshufb` control that packs to the
-/// front the bytes each 4-byte slot ends its first three with — the last
-/// 1, 2 or 3 of them — and the byte count. The BMP encoder builds each
-/// character's bytes flush against its slot's third byte, so it needs no
-/// choice per length of where its first byte goes. (Key bits `10`, a 3-byte
-/// character that is not 2-or-3, never occur; they keep 2 bytes.)
-pub(super) static TAIL3: ([Control; 256], [u8; 256]) = {
-    let mut controls = [Control([0x80u8; 16]); 256];
-    let mut counts = [0u8; 256];
-    let mut key = 0;
-    while key < 256 {
-        let mut pos = 0;
-        let mut slot = 0;
-        while slot < 4 {
-            let bits = (key >> (2 * slot)) & 3;
-            let len = if bits == 3 {
-                3
-            } else if bits == 0 {
-                1
-            } else {
-                2
-            };
-            let mut b = 3 - len;
-            while b < 3 {
-                controls[key].0[pos] = (4 * slot + b) as u8;
-                pos += 1;
-                b += 1;
-            }
-            slot += 1;
-        }
-        counts[key] = pos as u8;
-        key += 1;
-    }
-    (controls, counts)
-};
+/// or 3 bytes, bit 1 for one of 3), the control that packs the bytes each
+/// 4-byte slot ends its first three with: the last 1, 2 or 3 of them (the
+/// BMP encoders'). (Key bits `10`, a 3-byte character that is not 2-or-3,
+/// never occur; they keep 2 bytes.)
+pub(super) static TAIL3: ([Control; 256], [u8; 256]) = packing([1, 2, 2, 3], Some(3));
 
-/// For each 4-slot key (2 bits per slot: length − 1), the `pshufb`
-/// control that packs to the front the last 1 to 4 bytes of each 4-byte
-/// slot, and the byte count: [`TAIL3`] for characters of every length,
-/// each built flush against its slot's end.
-pub(super) static TAIL4: ([Control; 256], [u8; 256]) = {
-    let mut controls = [Control([0x80u8; 16]); 256];
-    let mut counts = [0u8; 256];
-    let mut key = 0;
-    while key < 256 {
-        let mut pos = 0;
-        let mut slot = 0;
-        while slot < 4 {
-            let len = ((key >> (2 * slot)) & 3) + 1;
-            let mut b = 4 - len;
-            while b < 4 {
-                controls[key].0[pos] = (4 * slot + b) as u8;
-                pos += 1;
-                b += 1;
-            }
-            slot += 1;
-        }
-        counts[key] = pos as u8;
-        key += 1;
-    }
-    (controls, counts)
-};
+/// For each 4-slot key (2 bits per slot: length − 1), the control that
+/// packs the last 1 to 4 bytes of each 4-byte slot: [`TAIL3`] for
+/// characters of every length (the SSE4.1 UTF-32 encoder's).
+pub(super) static TAIL4: ([Control; 256], [u8; 256]) = packing([1, 2, 3, 4], Some(4));
 
 /// The bits of `n` (8 at most) spread to the even bits: bit `i` to bit
 /// `2i`.
