@@ -191,8 +191,9 @@ pub(super) fn threes(window: __m128i, lanes: &mut [MaybeUninit<u32>]) {
 /// characters (as [`bmp16`] does) and, if `$isa::ALL_LENGTHS`,
 /// `$isa::window16` (the same arguments) those of 16 bytes with 4-byte
 /// characters among them; both return how many they stored. If
-/// `$isa::FIXED_GROUPS`, a block without 4-byte characters is decoded as
-/// four `bmp16` groups at fixed places, with no choice per 16 bytes.
+/// `$isa::FIXED_GROUPS`, a block is decoded as four groups at fixed
+/// places, `bmp16` or (with 4-byte characters in the block) `window16`,
+/// with no choice per 16 bytes.
 ///
 /// Every block starts at a character boundary, so `$check` may validate it
 /// on its own (the bytes before it are whole characters, as good as ASCII
@@ -273,8 +274,8 @@ macro_rules! decode_blocks {
                 }
                 continue;
             }
-            // No 4-byte character: the characters that start in the block
-            // and end in it, 16 bytes at a time at fixed places (the
+            // The characters that start in the block and end in it, 16
+            // bytes at a time at fixed places (the
             // continuations of one that starts near a group's end are in
             // the 3 bytes after it), so no step waits on where the one
             // before ended and none chooses by its bytes. A character the

@@ -217,10 +217,11 @@ impl Sse41 {
     /// ([`super::shuffle::window16_all`]).
     const ALL_LENGTHS: bool = true;
 
-    /// A block of 1- to 3-byte characters is four [`bmp16`](Self::bmp16)
-    /// groups at fixed places: with a choice per 16 bytes between widening
-    /// ASCII, fixed 3-byte shuffles and `bmp16`, each step's start waited
-    /// on the one before, and the choice was mispredicted on Latin text.
+    /// A block is four groups at fixed places, [`bmp16`](Self::bmp16) or
+    /// (with 4-byte characters) [`window16`](Self::window16): with a
+    /// choice per 16 bytes between widening ASCII, fixed 3-byte shuffles,
+    /// `bmp16` and table steps, each step's start waited on the one
+    /// before, and the choice was mispredicted on Latin text.
     const FIXED_GROUPS: bool = true;
 
     /// No decoder of the last bytes (less than a block) in the block's steps:

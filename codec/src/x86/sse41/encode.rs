@@ -54,7 +54,7 @@ impl Sse41 {
         let len = scalars.len();
         let mut at = 0;
         loop {
-            at += Self::encode_bmp_run(&scalars[at..], out);
+            at += Self::encode_run(&scalars[at..], out);
             if at == len {
                 return Ok(());
             }
@@ -76,7 +76,7 @@ impl Sse41 {
     /// that is.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    fn encode_bmp_run(scalars: &[u32], out: &mut Vec<u8>) -> usize {
+    fn encode_run(scalars: &[u32], out: &mut Vec<u8>) -> usize {
         // At most 4 bytes per value, + a step's room past the end.
         let size = 4 * scalars.len() + ROOM;
         out.reserve(size);
@@ -146,10 +146,7 @@ impl Sse41 {
             if _mm_testz_si128(surrogate, surrogate) == 0 {
                 break;
             }
-            // All-ones where v ≥ 0x800 (unsigned: the maximum with 0x800
-            // is v).
-            let k2 = _mm_cmpeq_epi16(_mm_max_epu16(v, s16(0x800)), v);
-            written += Utf16Sse41::bmp(v, k2, to);
+            written += Utf16Sse41::bmp(v, to);
             at += STEP;
         }
         // SAFETY: `dst[..written]` were written (the invariant), within the

@@ -53,6 +53,16 @@ fn below(v: __m256i, limit: u16) -> bool {
     _mm256_testz_si256(v, _mm256_set1_epi16(limit.wrapping_neg() as i16)) == 1
 }
 
+/// Whether a unit of `v` is a surrogate: 0xD800..=0xDFFF, the units whose
+/// top 5 bits are 0xD800 >> 11.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn has_surrogate(v: __m256i) -> bool {
+    let s16 = |w: u16| _mm256_set1_epi16(w as i16);
+    let surrogate = _mm256_cmpeq_epi16(_mm256_and_si256(v, s16(0xF800)), s16(0xD800));
+    _mm256_testz_si256(surrogate, surrogate) == 0
+}
+
 impl Utf16Avx2 {
     /// Appends the UTF-8 of the longest well-formed prefix of `units`; the
     /// error at the first lone surrogate.
@@ -129,10 +139,7 @@ impl Utf16Avx2 {
                 continue;
             }
             let s16 = |w: u16| _mm256_set1_epi16(w as i16);
-            // Surrogates: 0xD800..=0xDFFF, the units whose top 5 bits are
-            // 0xD800 >> 11.
-            let surrogate = _mm256_cmpeq_epi16(_mm256_and_si256(x, s16(0xF800)), s16(0xD800));
-            if _mm256_testz_si256(surrogate, surrogate) == 0 {
+            if has_surrogate(x) {
                 let more = at + BLOCK < len;
                 let Some((taken, bytes)) = Self::paired_block(x, more, to) else {
                     break;
@@ -152,8 +159,7 @@ impl Utf16Avx2 {
             // ASCII step's test before each.
             while let Some(block) = units.get(at..at + BLOCK) {
                 let x = load(block);
-                let surrogate = _mm256_cmpeq_epi16(_mm256_and_si256(x, s16(0xF800)), s16(0xD800));
-                if below(x, 0x800) || _mm256_testz_si256(surrogate, surrogate) == 0 {
+                if below(x, 0x800) || has_surrogate(x) {
                     break;
                 }
                 let to: &mut [MaybeUninit<u8>; ROOM] = (&mut dst[written..written + ROOM])

@@ -11,10 +11,10 @@
 //! * no 4-byte lead (the BMP): each byte gets the value of the character
 //!   it would start, as a low and a high byte computed on the 16 bytes at
 //!   once, and a `pshufb` per 8 bytes packs the words of the starts
-//!   ([`bmp16_words`], as the UTF-32 decoder's `bmp16`), whatever the mix
-//!   of lengths: a step of fixed shuffles for 3-byte characters only,
-//!   chosen per step, cost more in mispredicted branches on CJK text with
-//!   spaces than it saved;
+//!   ([`bmp16_words`](super::super::super::shuffle::bmp16_words), as the
+//!   UTF-32 decoder's `bmp16`), whatever the mix of lengths: a step of
+//!   fixed shuffles for 3-byte characters only, chosen per step, cost
+//!   more in mispredicted branches on CJK text with spaces than it saved;
 //! * otherwise each character that starts there is decoded on its own
 //!   (four bytes at most from its lead, all in the step's window), a
 //!   supplementary one as its surrogate pair.
@@ -30,9 +30,7 @@
 //! as one step, the padding's zeros masked off the starts.
 
 use super::super::super::pack::SPREAD_BYTE;
-use super::super::super::shuffle::{
-    bmp16_words, bmp16_words_marked, bmp_values, byte_words, WORDS,
-};
+use super::super::super::shuffle::{bmp16_words_marked, bmp_values, byte_words, WORDS};
 use super::super::super::utf16::{load16, store8, utf16_decoder};
 use super::super::Sse41;
 use super::Utf16Sse41;
@@ -223,16 +221,10 @@ impl Utf16Sse41 {
             }
             return written;
         }
-        if bad == 0 {
-            let [low, high] = bmp16_words(window, starts);
-            store8(dst, low);
-            store8(&mut dst[(starts as u8).count_ones() as usize..], high);
-        } else {
-            // `bmp16_words` with a U+FFFD at each subpart's start.
-            let [low, high] = bmp16_words_marked::<SUBPARTS>(window, starts, bad);
-            store8(dst, low);
-            store8(&mut dst[(starts as u8).count_ones() as usize..], high);
-        }
+        // With `SUBPARTS`, a U+FFFD at each subpart's start.
+        let [low, high] = bmp16_words_marked::<SUBPARTS>(window, starts, bad);
+        store8(dst, low);
+        store8(&mut dst[(starts as u8).count_ones() as usize..], high);
         starts.count_ones() as usize
     }
 

@@ -92,13 +92,12 @@ impl Utf16Sse41 {
         if _mm_testz_si128(flags, flags) == 0 {
             return Self::paired([a, b], more, to);
         }
-        let k2 = |x: __m128i| _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x);
-        let n = Self::bmp(a, k2(a), to);
-        Some((BLOCK, n + Self::bmp(b, k2(b), &mut to[n..])))
+        let n = Self::bmp(a, to);
+        Some((BLOCK, n + Self::bmp(b, &mut to[n..])))
     }
 
-    /// 8 units, none a surrogate (`k2`: all-ones in those from 0x800 on):
-    /// their UTF-8 bytes, packed at the start of `dst`; how many there are.
+    /// 8 units, none a surrogate: their UTF-8 bytes, packed at the start
+    /// of `dst`; how many there are.
     ///
     /// As the AVX2 kernel's `encode_bmp`, each unit gets a 4-byte slot
     /// whose first three bytes end with its character's bytes (RFC 3629
@@ -111,14 +110,13 @@ impl Utf16Sse41 {
     /// it saved.
     #[target_feature(enable = "sse4.1,ssse3,popcnt")]
     #[inline]
-    pub(in crate::x86::sse41) fn bmp(
-        x: __m128i,
-        k2: __m128i,
-        dst: &mut [MaybeUninit<u8>],
-    ) -> usize {
+    pub(in crate::x86::sse41) fn bmp(x: __m128i, dst: &mut [MaybeUninit<u8>]) -> usize {
         let s16 = |w: u16| _mm_set1_epi16(w as i16);
-        // All-ones where x ≥ 0x80. Only each word's low byte counts below.
+        // All-ones where x ≥ 0x80, and where x ≥ 0x800 (unsigned: the
+        // maximum with the bound is x). Only each word's low byte counts
+        // below.
         let k1 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x80)), x);
+        let k2 = _mm_cmpeq_epi16(_mm_max_epu16(x, s16(0x800)), x);
         let first = _mm_or_si128(_mm_srli_epi16::<12>(x), s16(0xE0));
         // `x >> 6 | 0xC0` is `110yyyyy` below 0x800; from 0x800 bit 6 goes.
         let middle = _mm_xor_si128(
