@@ -23,6 +23,10 @@
 //! step starts never waits on the bytes of the one before: leaving such a
 //! high surrogate to the next step made each step's start a load, a
 //! compare and a count after the last one's, a chain through the loop.
+//!
+//! An input of up to two registers takes one of these ways whole, with no
+//! loop ([`Utf16Vbmi2::encode_short`]): on short text, the loop's choices
+//! per step were mispredicted from one call to the next.
 
 use super::super::{KEEP_WORD, N, V};
 use super::{splat16, Utf16Vbmi2};
@@ -122,30 +126,138 @@ impl Utf16Vbmi2 {
         debug_assert!(result.is_ok(), "lossy conversion cannot fail");
     }
 
-    /// [`encode_checked`](Self::encode_checked) of a short input, with the
-    /// work on 3-byte characters and surrogates out of line: inlined, its
-    /// constants and registers made every call's entry dearer, ASCII
-    /// included.
+    /// Up to two registers of units (`SHORT`), each kind of text one
+    /// branch-free path over the whole input: a step loop's choices per
+    /// step (ASCII or not, surrogates or not, another step or not) were
+    /// mispredicted call after call on short text, and cost more than the
+    /// work. The input is ASCII, or all below 0x800 ([`two_byte`]), or
+    /// otherwise goes through [`three_bytes`], with its pairs, and, if
+    /// lossy, U+FFFD for each lone surrogate; a strict conversion with a
+    /// lone surrogate goes to the step loop, which stops there.
+    ///
+    /// [`two_byte`]: Self::two_byte
+    /// [`three_bytes`]: Self::three_bytes
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline(never)]
     fn encode_short<const LOSSY: bool>(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
-        Self::encode_checked::<LOSSY, false>(units, out)
+        debug_assert!(units.len() <= SHORT);
+        if units.len() <= STEP {
+            Self::encode_registers::<LOSSY, false>(units, out)
+        } else {
+            Self::encode_registers::<LOSSY, true>(units, out)
+        }
     }
 
-    /// [`encode_checked`](Self::encode_checked) of a longer input, all
-    /// inlined.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-    #[inline(never)]
-    fn encode_long<const LOSSY: bool>(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
-        Self::encode_checked::<LOSSY, true>(units, out)
-    }
-
+    /// [`encode_short`](Self::encode_short) of one register of units, or
+    /// (`TWO`) of more than one.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline]
-    fn encode_checked<const LOSSY: bool, const INLINE: bool>(
+    fn encode_registers<const LOSSY: bool, const TWO: bool>(
         units: &[u16],
         out: &mut Vec<u8>,
     ) -> Result<(), Utf16Error> {
+        let len = units.len();
+        let split = len.min(STEP);
+        let second = |units: &[u16]| match TWO {
+            true => load_units(units),
+            false => _mm512_setzero_si512(),
+        };
+        let (x0, x1) = (load_units(&units[..split]), second(&units[split..]));
+        // At most 3 bytes per unit, + 64 for a whole-register store.
+        out.reserve(3 * len + N);
+        let base = out.len();
+        let dst = &mut out.spare_capacity_mut()[..3 * len + N];
+        let highest = _mm512_max_epu16(x0, x1);
+        // Each path's stores start at a byte count at most 3 per unit
+        // before them, so they fit, as in the step loop.
+        let written = if _mm512_cmpge_epu16_mask(highest, splat16(0x80)) == 0 {
+            let to: &mut [MaybeUninit<u8>; N] = (&mut dst[..N]).try_into().expect("64 bytes");
+            // SAFETY: `to[..32]` and `to[split..split + 32]` (`split` ≤
+            // 32) are 32 writable bytes each, a store's width.
+            unsafe {
+                _mm256_storeu_si256(to.as_mut_ptr().cast(), _mm512_cvtepi16_epi8(x0));
+                if TWO {
+                    _mm256_storeu_si256(to[split..].as_mut_ptr().cast(), _mm512_cvtepi16_epi8(x1));
+                }
+            }
+            len
+        } else if _mm512_cmpge_epu16_mask(highest, splat16(0x800)) == 0 {
+            let non_ascii = |x: V| _mm512_cmpge_epu16_mask(x, splat16(0x80));
+            let w = Self::two_byte(x0, non_ascii(x0), split, dst);
+            match TWO {
+                true => w + Self::two_byte(x1, non_ascii(x1), len - split, &mut dst[w..]),
+                false => w,
+            }
+        } else {
+            let (valid0, valid1) = (first_bits(split) as u32, first_bits(len - split) as u32);
+            let top = |x: V, bits: u16| {
+                _mm512_cmpeq_epi16_mask(_mm512_and_si512(x, splat16(0xFC00)), splat16(bits))
+            };
+            let (high0, high1) = (top(x0, 0xD800) & valid0, top(x1, 0xD800) & valid1);
+            let (low0, low1) = (top(x0, 0xDC00) & valid0, top(x1, 0xDC00) & valid1);
+            if high0 | high1 | low0 | low1 == 0 {
+                let zero = _mm512_setzero_si512();
+                let w = Self::three_bytes::<false>(x0, zero, 0, 0, valid0, dst);
+                match TWO {
+                    true => w + Self::three_bytes::<false>(x1, zero, 0, 0, valid1, &mut dst[w..]),
+                    false => w,
+                }
+            } else {
+                // The units one on, for the pairs (zero past the end: a
+                // high surrogate last is lone); as in the step loop, a
+                // pair across the registers writes 3 bytes in the first
+                // and its last in the second.
+                let on = len.min(1);
+                let split_on = (len - on).min(STEP);
+                let (next0, next1) = (
+                    load_units(&units[on..on + split_on]),
+                    second(&units[on + split_on..]),
+                );
+                let paired_high0 = high0 & top(next0, 0xDC00);
+                let paired_high1 = high1 & top(next1, 0xDC00);
+                let paired_low0 = low0 & paired_high0 << 1;
+                let paired_low1 = low1 & (paired_high1 << 1 | paired_high0 >> 31);
+                let lone0 = (high0 | low0) & !(paired_high0 | paired_low0);
+                let lone1 = (high1 | low1) & !(paired_high1 | paired_low1);
+                let (x0, x1) = match lone0 | lone1 {
+                    0 => (x0, x1),
+                    // A strict conversion stops there, with what comes
+                    // before: the step loop's way.
+                    _ if !LOSSY => return Self::encode_long::<false>(units, out),
+                    _ => {
+                        let fffd = splat16(REPLACEMENT as u16);
+                        let replace = |x: V, lone: u32| _mm512_mask_mov_epi16(x, lone, fffd);
+                        (replace(x0, lone0), replace(x1, lone1))
+                    }
+                };
+                let w =
+                    Self::three_bytes::<true>(x0, next0, paired_high0, paired_low0, valid0, dst);
+                match TWO {
+                    true => {
+                        let dst = &mut dst[w..];
+                        w + Self::three_bytes::<true>(
+                            x1,
+                            next1,
+                            paired_high1,
+                            paired_low1,
+                            valid1,
+                            dst,
+                        )
+                    }
+                    false => w,
+                }
+            }
+        };
+        // SAFETY: `dst[..written]` were written, within the spare capacity.
+        unsafe { out.set_len(base + written) };
+        Ok(())
+    }
+
+    /// The step loop, for any input: a long one, or a short one with a lone
+    /// surrogate.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+    #[inline(never)]
+    fn encode_long<const LOSSY: bool>(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
         let len = units.len();
         // At most 3 bytes per unit, + 64 for a whole-register store.
         out.reserve(3 * len + N);
@@ -255,11 +367,7 @@ impl Utf16Vbmi2 {
                 return Err(Utf16Error::new(at + first));
             };
             let dst = &mut dst[written..];
-            written += if INLINE {
-                Self::three_bytes::<true>(x, next, paired_high, paired_low, valid, dst)
-            } else {
-                Self::three_bytes_apart(x, next, paired_high, paired_low, valid, dst)
-            };
+            written += Self::three_bytes::<true>(x, next, paired_high, paired_low, valid, dst);
             at += n;
         }
         // SAFETY: `dst[..written]` were written (each store covers the bytes
@@ -282,21 +390,6 @@ impl Utf16Vbmi2 {
         let keep = _mm512_cmpneq_epi8_mask(words, splat16(KEEP_WORD as u16)) & first_bits(2 * n);
         store64(dst, _mm512_maskz_compress_epi8(keep, words));
         keep.count_ones() as usize
-    }
-
-    /// [`three_bytes`](Self::three_bytes) of a step with surrogate pairs,
-    /// out of line (for [`encode_short`](Self::encode_short)).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
-    #[inline(never)]
-    fn three_bytes_apart(
-        x: V,
-        next: V,
-        high: u32,
-        low: u32,
-        valid: u32,
-        dst: &mut [MaybeUninit<u8>],
-    ) -> usize {
-        Self::three_bytes::<true>(x, next, high, low, valid, dst)
     }
 
     /// The UTF-8 of the units `valid` marks (a prefix) of `x`, packed at the
