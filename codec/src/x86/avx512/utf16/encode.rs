@@ -253,8 +253,8 @@ impl Utf16Vbmi2 {
         Ok(())
     }
 
-    /// The step loop, for any input: a long one, or a short one with a lone
-    /// surrogate.
+    /// The step loop, for any input: a long one, or a short one that a
+    /// strict conversion stops in (a lone surrogate).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
     #[inline(never)]
     fn encode_long<const LOSSY: bool>(units: &[u16], out: &mut Vec<u8>) -> Result<(), Utf16Error> {
