@@ -104,6 +104,35 @@ fn first_bits(n: usize) -> u64 {
     }
 }
 
+/// The high (D800..DBFF) and the low (DC00..DFFF) surrogates among the
+/// units `valid` marks in `x`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn surrogates(x: V, valid: u32) -> (u32, u32) {
+    let top = _mm512_and_si512(x, splat16(0xFC00));
+    let high = _mm512_cmpeq_epi16_mask(top, splat16(0xD800)) & valid;
+    let low = _mm512_cmpeq_epi16_mask(top, splat16(0xDC00)) & valid;
+    (high, low)
+}
+
+/// Of a step's surrogates `high` and `low`, the high ones paired with the
+/// unit after them (`next`: the units one on, zero past the end), the low
+/// ones so paired (`carry`, bit 0: the unit before the step is a high
+/// surrogate paired with the step's first) and the lone ones (Unicode
+/// §3.9, D91).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,popcnt")]
+#[inline]
+fn pairs(high: u32, low: u32, next: V, carry: u32) -> (u32, u32, u32) {
+    let (_, next_low) = surrogates(next, u32::MAX);
+    let paired_high = high & next_low;
+    let paired_low = low & (paired_high << 1 | carry);
+    (
+        paired_high,
+        paired_low,
+        (high | low) & !(paired_high | paired_low),
+    )
+}
+
 impl Utf16Vbmi2 {
     /// Appends the UTF-8 of the longest well-formed prefix of `units`; the
     /// error at the first lone surrogate.
@@ -190,11 +219,8 @@ impl Utf16Vbmi2 {
             }
         } else {
             let (valid0, valid1) = (first_bits(split) as u32, first_bits(len - split) as u32);
-            let top = |x: V, bits: u16| {
-                _mm512_cmpeq_epi16_mask(_mm512_and_si512(x, splat16(0xFC00)), splat16(bits))
-            };
-            let (high0, high1) = (top(x0, 0xD800) & valid0, top(x1, 0xD800) & valid1);
-            let (low0, low1) = (top(x0, 0xDC00) & valid0, top(x1, 0xDC00) & valid1);
+            let (high0, low0) = surrogates(x0, valid0);
+            let (high1, low1) = surrogates(x1, valid1);
             if high0 | high1 | low0 | low1 == 0 {
                 let zero = _mm512_setzero_si512();
                 let w = Self::three_bytes::<false>(x0, zero, 0, 0, valid0, dst);
@@ -213,12 +239,9 @@ impl Utf16Vbmi2 {
                     load_units(&units[on..on + split_on]),
                     second(&units[on + split_on..]),
                 );
-                let paired_high0 = high0 & top(next0, 0xDC00);
-                let paired_high1 = high1 & top(next1, 0xDC00);
-                let paired_low0 = low0 & paired_high0 << 1;
-                let paired_low1 = low1 & (paired_high1 << 1 | paired_high0 >> 31);
-                let lone0 = (high0 | low0) & !(paired_high0 | paired_low0);
-                let lone1 = (high1 | low1) & !(paired_high1 | paired_low1);
+                let (paired_high0, paired_low0, lone0) = pairs(high0, low0, next0, 0);
+                let (paired_high1, paired_low1, lone1) =
+                    pairs(high1, low1, next1, paired_high0 >> 31);
                 let (x0, x1) = match lone0 | lone1 {
                     0 => (x0, x1),
                     // A strict conversion stops there, with what comes
@@ -309,9 +332,7 @@ impl Utf16Vbmi2 {
                 }
                 continue;
             }
-            let top = _mm512_and_si512(x, splat16(0xFC00));
-            let high = _mm512_cmpeq_epi16_mask(top, splat16(0xD800)) & valid;
-            let low = _mm512_cmpeq_epi16_mask(top, splat16(0xDC00)) & valid;
+            let (high, low) = surrogates(x, valid);
             if high | low == 0 {
                 if _mm512_cmpge_epu16_mask(x, splat16(0x800)) == 0 {
                     written += Self::two_byte(x, non_ascii, n, &mut dst[written..]);
@@ -341,12 +362,8 @@ impl Utf16Vbmi2 {
             // registers, so that where the next one starts does not wait
             // on this one's bytes.
             let next = load_units(&units[(at + 1).min(len)..]);
-            let next_low =
-                _mm512_cmpeq_epi16_mask(_mm512_and_si512(next, splat16(0xFC00)), splat16(0xDC00));
-            let paired_high = high & next_low;
-            let paired_low = low & (paired_high << 1 | carry);
+            let (paired_high, paired_low, lone) = pairs(high, low, next, carry);
             carry = paired_high >> 31;
-            let lone = (high | low) & !(paired_high | paired_low);
             let x = if lone == 0 {
                 x
             } else if LOSSY {
