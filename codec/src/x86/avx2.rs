@@ -567,7 +567,42 @@ unsafe fn broadcast_at(p: *const u8) -> V {
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
 pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [(__m128i, usize); 4] {
-    use super::shuffle::WORDS;
+    let (low, high) = bmp32_bytes(bytes);
+    pack32_words(low, high, starts)
+}
+
+/// [`bmp32_words`] in lossy decoding: the starts `bad` marks (the first
+/// bytes of maximal subparts, whatever their bytes) are one U+FFFD each.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+pub(super) fn bmp32_words_marked(bytes: &[u8; 34], starts: u32, bad: u32) -> [(__m128i, usize); 4] {
+    let (low, high) = bmp32_bytes(bytes);
+    // Bit `i` of `bad` as byte `i` of a mask: byte `k` of the mask (in
+    // every 128-bit lane, the shuffle's reach) spread over 8 lanes, each
+    // testing its own bit.
+    let spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(bad as i32),
+        _mm256_setr_epi8(
+            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3,
+            3, 3, 3,
+        ),
+    );
+    let bits = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+    let marked = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bits), bits);
+    let [fd, ff] = [0xFDu8, 0xFF].map(|b| _mm256_set1_epi8(b as i8));
+    pack32_words(
+        _mm256_blendv_epi8(low, fd, marked),
+        _mm256_blendv_epi8(high, ff, marked),
+        starts,
+    )
+}
+
+/// The low and the high byte of the code point each of the first 32 of
+/// `bytes` would start, were it a lead of a character of 1 to 3 bytes
+/// ([`bmp32_words`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn bmp32_bytes(bytes: &[u8; 34]) -> (V, V) {
     // SAFETY: `bytes[k..k + 32]` is 32 readable bytes (k ≤ 2).
     let [b0, b1, b2] = [0, 1, 2].map(|k| unsafe { _mm256_loadu_si256(bytes[k..].as_ptr().cast()) });
     let byte = |b: u8| _mm256_set1_epi8(b as i8);
@@ -594,6 +629,16 @@ pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [(__m128i, usize); 4
         _mm256_and_si256(_mm256_srli_epi16::<2>(b1), byte(0x0F)),
     );
     let high = _mm256_and_si256(_mm256_blendv_epi8(high2, high3, three), non_ascii);
+    (low, high)
+}
+
+/// The 16-bit words whose low and high bytes `low` and `high` hold, per
+/// position, at the positions `starts` marks: as [`bmp32_words`] returns
+/// them.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn pack32_words(low: V, high: V, starts: u32) -> [(__m128i, usize); 4] {
+    use super::shuffle::WORDS;
     // Positions 0–7 and 16–23, then 8–15 and 24–31, as words.
     let (even, odd) = (
         _mm256_unpacklo_epi8(low, high),

@@ -5,13 +5,14 @@
 //! an iteration while ASCII lasts); any other is read with the 3 bytes
 //! after it (where the continuations of a character that starts near the
 //! end are). A step without 4-byte characters that passed its check is
-//! decoded whole by [`bmp32_words`], with no branch on its bytes. Any
-//! other step (with 4-byte characters, or in lossy decoding with an
-//! error) is two 16-byte groups, each of which decodes the characters
-//! that start in it (a continuation byte starts nothing), by the widest
-//! kind it holds (a lossy step with an error but no subpart and 3-byte
-//! characters only, CJK text, is decoded whole by fixed shuffles from its
-//! first start):
+//! decoded whole by [`bmp32_words`], with no branch on its bytes; in
+//! lossy decoding, so is a step with an error but no supplementary
+//! character ([`bmp32_words_marked`]: a U+FFFD in each subpart's lane),
+//! and a step of 3-byte characters only (CJK text) with an error but no
+//! subpart by fixed shuffles from its first start. Any other step (with
+//! 4-byte characters) is two 16-byte groups, each of which decodes the
+//! characters that start in it (a continuation byte starts nothing), by
+//! the widest kind it holds:
 //!
 //! * ASCII: widened;
 //! * 3-byte characters only: fixed shuffles, as the step's;
@@ -33,7 +34,7 @@
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
 use super::super::super::{lanes_at, utf16};
-use super::super::{bmp32_words, window_values, Avx2};
+use super::super::{bmp32_words, bmp32_words_marked, window_values, Avx2};
 use super::Utf16Avx2;
 use crate::{Verdict, REPLACEMENT};
 use core::arch::x86_64::*;
@@ -141,6 +142,20 @@ fn store8(dst: &mut [MaybeUninit<u16>], v: __m128i) {
     let dst: &mut [MaybeUninit<u16>; 8] = (&mut dst[..8]).try_into().expect("8 units");
     // SAFETY: `dst` is 8 writable `u16`s, 16 bytes, the store's width.
     unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
+}
+
+/// Stores the words of [`bmp32_words`] (4 registers, each with how many
+/// of its first words count) one after another at the front of `dst`;
+/// returns how many.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store_words(words: [(__m128i, usize); 4], dst: &mut [MaybeUninit<u16>; STEP]) -> usize {
+    let mut written = 0;
+    for (words, count) in words {
+        store8(&mut dst[written..], words);
+        written += count;
+    }
+    written
 }
 
 /// The 16 bytes of `bytes` from `k` (`k + 16` ≤ its length).
@@ -358,7 +373,9 @@ impl Utf16Avx2 {
     /// the front of `dst` (which takes 24 units past them); returns how
     /// many code units that is: the lossy loop's steps with an error. A
     /// step of 3-byte characters only (CJK text) with no subpart is decoded
-    /// whole, any other as two groups, out of line.
+    /// by fixed shuffles, one with no supplementary character by
+    /// [`bmp32_words_marked`], each subpart's lane a U+FFFD; any other as
+    /// two groups, out of line.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     pub(super) fn decode_step(
@@ -373,6 +390,13 @@ impl Utf16Avx2 {
             let to: &mut [MaybeUninit<u16>; 16] = (&mut dst[..16]).try_into().expect("16 units");
             Self::step_of_threes(window, starts, to);
             return starts.count_ones() as usize;
+        }
+        if masks.four & starts & !bad == 0 {
+            // No supplementary character: the step in one pass, each
+            // subpart's lane a U+FFFD (its first byte may be F0..FF).
+            let bytes = window[..STEP + 2].try_into().expect("34 bytes");
+            let to = (&mut dst[..STEP]).try_into().expect("32 units");
+            return store_words(bmp32_words_marked(bytes, starts, bad), to);
         }
         let mut written = 0;
         for h in 0..2 {
@@ -595,12 +619,7 @@ impl Utf16Avx2 {
         starts: u32,
         dst: &mut [MaybeUninit<u16>; STEP],
     ) -> usize {
-        let mut written = 0;
-        for (words, count) in bmp32_words(bytes, starts) {
-            store8(&mut dst[written..], words);
-            written += count;
-        }
-        written
+        store_words(bmp32_words(bytes, starts), dst)
     }
 
     /// [`group`](Self::group) of 1- to 3-byte characters: each byte's
