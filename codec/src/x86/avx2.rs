@@ -577,24 +577,34 @@ pub(super) fn bmp32_words(bytes: &[u8; 34], starts: u32) -> [(__m128i, usize); 4
 #[inline]
 pub(super) fn bmp32_words_marked(bytes: &[u8; 34], starts: u32, bad: u32) -> [(__m128i, usize); 4] {
     let (low, high) = bmp32_bytes(bytes);
-    // Bit `i` of `bad` as byte `i` of a mask: byte `k` of the mask (in
-    // every 128-bit lane, the shuffle's reach) spread over 8 lanes, each
-    // testing its own bit.
-    let spread = _mm256_shuffle_epi8(
-        _mm256_set1_epi32(bad as i32),
-        _mm256_setr_epi8(
-            0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3,
-            3, 3, 3,
-        ),
-    );
-    let bits = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
-    let marked = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bits), bits);
+    let marked = byte_mask(bad);
     let [fd, ff] = [0xFDu8, 0xFF].map(|b| _mm256_set1_epi8(b as i8));
     pack32_words(
         _mm256_blendv_epi8(low, fd, marked),
         _mm256_blendv_epi8(high, ff, marked),
         starts,
     )
+}
+
+/// The bits of `mask` as bytes: byte `i` all ones if bit `i` is set, else
+/// zero.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn byte_mask(mask: u32) -> V {
+    // Byte i takes byte i / 8 of the mask (each 16-byte lane of the
+    // broadcast holds all four, within the shuffle's reach), then tests
+    // its own bit.
+    let spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(mask as i32),
+        _mm256_setr_epi64x(
+            0,
+            0x0101_0101_0101_0101,
+            0x0202_0202_0202_0202,
+            0x0303_0303_0303_0303,
+        ),
+    );
+    let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
+    _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit)
 }
 
 /// The low and the high byte of the code point each of the first 32 of
@@ -938,20 +948,7 @@ impl Avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn with_spaces(v: V, mask: Mask) -> V {
-        // Byte i of the block takes byte i / 8 of the mask (each 16-byte lane
-        // of the broadcast holds all four), then tests its own bit.
-        let spread = _mm256_shuffle_epi8(
-            _mm256_set1_epi32(mask as i32),
-            _mm256_setr_epi64x(
-                0,
-                0x0101_0101_0101_0101,
-                0x0202_0202_0202_0202,
-                0x0303_0303_0303_0303,
-            ),
-        );
-        let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201_u64 as i64);
-        let marked = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
-        _mm256_blendv_epi8(v, Self::splat(b' '), marked)
+        _mm256_blendv_epi8(v, Self::splat(b' '), byte_mask(mask))
     }
 
     /// Input bytes the stray loop's step ([`lossy_decoder!`]) takes: 60, so
