@@ -615,6 +615,74 @@ fn long_ascii_runs_ending_at_every_byte_of_a_block() {
 }
 
 #[test]
+fn one_character_among_ascii_at_every_offset_of_a_block() {
+    // Decoding to UTF-32 takes a block that holds one character among
+    // ASCII inside a run of ASCII (after a whole ASCII block) without the
+    // block loop: widened whole, the character put in its lane, and the run
+    // realigning its stores after it. So put one character (of every
+    // length, at its edges) or one ill-formed sequence at every offset of
+    // the block after two ASCII blocks; a few bytes behind it, in some, a
+    // second character; then, a block or so later (the realigned run's
+    // first block ending before it, on it or after it), a well-formed,
+    // ill-formed or cut-short sequence; at several output skews (2-byte
+    // characters in front); and end the input at several distances.
+    let firsts: [&[u8]; 17] = [
+        b"\xC2\x80",
+        b"\xDF\xBF",
+        b"\xE0\xA0\x80",
+        b"\xE2\x80\x99",
+        b"\xED\x9F\xBF",
+        b"\xEE\x80\x80",
+        b"\xEF\xBF\xBF",
+        b"\xF0\x90\x80\x80",
+        b"\xF4\x8F\xBF\xBF",
+        // Overlong, surrogate, above U+10FFFF, a lone continuation, a
+        // byte that never occurs, and characters cut short.
+        b"\xC0\xAF",
+        b"\xE0\x9F\xBF",
+        b"\xED\xA0\x80",
+        b"\xF4\x90\x80\x80",
+        b"\x80",
+        b"\xFF",
+        b"\xE2\x80",
+        b"\xF0\x9F\x98",
+    ];
+    let lasts: [&[u8]; 4] = [
+        b"\xE2\x80\x99",
+        b"\xED\xA0\x80",
+        b"\xC0\xAF",
+        b"\xF0\x9F\x98",
+    ];
+    for kernel in kernels() {
+        firsts.par_iter().for_each(|first| {
+            for shift in [0, 1, 3, 5] {
+                for offset in 0..64 {
+                    for between in 64..69 {
+                        for last in lasts {
+                            for (second, tail) in
+                                [(None, 150), (None, 0), (Some(1), 63), (Some(5), 1)]
+                            {
+                                let mut input = "\u{e9}".repeat(shift).into_bytes();
+                                input.extend(std::iter::repeat_n(b'a', 128 + offset));
+                                input.extend_from_slice(first);
+                                if let Some(gap) = second {
+                                    input.extend(std::iter::repeat_n(b'b', gap));
+                                    input.extend_from_slice("\u{2019}".as_bytes());
+                                }
+                                input.extend(std::iter::repeat_n(b'c', between));
+                                input.extend_from_slice(last);
+                                input.extend(std::iter::repeat_n(b'd', tail));
+                                check(kernel, &input);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[test]
 fn errors_around_the_alignment_prologue_at_every_address_skew() {
     // The kernels check their first blocks one by one until their loads are
     // 64-byte aligned (for inputs of 384 bytes or more): slice one buffer at

@@ -104,6 +104,32 @@ pub(crate) fn lead_bits(byte: u8) -> u32 {
     u32::from(byte & (0x7F >> byte.leading_ones()))
 }
 
+/// The character `bytes` starts with, if it is whole and well-formed there:
+/// its code point and its length. The automaton checks each byte as the
+/// grammar does; the code point gathers the lead's payload bits and six
+/// from each continuation. (For the SIMD kernels' runs of ASCII.)
+#[cfg(any(test, all(target_arch = "x86_64", not(miri))))]
+#[inline(always)]
+pub(crate) fn char_at(bytes: &[u8]) -> Option<(u32, usize)> {
+    let mut state = ACCEPT;
+    let mut scalar = 0;
+    for (k, &byte) in bytes.iter().take(4).enumerate() {
+        state = next(state, byte);
+        if state == ERROR {
+            return None;
+        }
+        scalar = if k == 0 {
+            lead_bits(byte)
+        } else {
+            scalar << 6 | u32::from(byte & 0x3F)
+        };
+        if state == ACCEPT {
+            return Some((scalar, k + 1));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +148,37 @@ mod tests {
             assert_eq!(s, 6 * i as u32);
             assert!(s + 6 <= 64);
         }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "6.5 M cases: minutes under Miri, and no unsafe code")]
+    fn char_at_takes_the_first_character_as_std_does() {
+        // Every first and second byte, with third and fourth bytes on each
+        // side of the continuation ranges' edges (RFC 3629 §4), whole and
+        // cut short: the answer is std's first character of the input's
+        // well-formed prefix, if it has one.
+        let edges = [0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF];
+        for b0 in 0..=255u8 {
+            for b1 in 0..=255u8 {
+                for b2 in edges {
+                    for b3 in edges {
+                        let input = [b0, b1, b2, b3];
+                        for len in 1..=4 {
+                            let bytes = &input[..len];
+                            let valid = match core::str::from_utf8(bytes) {
+                                Ok(text) => text,
+                                Err(e) => core::str::from_utf8(&bytes[..e.valid_up_to()])
+                                    .expect("the valid prefix"),
+                            };
+                            let expected =
+                                valid.chars().next().map(|c| (u32::from(c), c.len_utf8()));
+                            assert_eq!(char_at(bytes), expected, "{bytes:02x?}");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(char_at(&[]), None);
     }
 
     #[test]

@@ -81,8 +81,8 @@ mod utf16_lossy;
 ///   `high_nibbles(V) -> V` and `low_nibbles(V) -> V`; and
 ///   `must23(prev2, prev3) -> V`, the bytes that must be 3rd or 4th bytes.
 /// * [`shuffle::decode_blocks!`] (SSE4.1, AVX2): `masks`, `widen64`,
-///   `bmp16`, `window16`, `ALL_LENGTHS` and `FIXED_GROUPS`;
-///   [`fused_decoder!`] also
+///   `bmp16`, `window16`, `ALL_LENGTHS` and `FIXED_GROUPS`, and the
+///   `ascii_run` that [`fused_decoder!`] expands; [`fused_decoder!`] also
 ///   `decode_tail`.
 /// * [`lossy`]'s `lossy_decoder!` (AVX2, AVX-512): `load_at`, `store`,
 ///   `non_ascii_mask`, `multi_byte_leads`, `never_leads`, `with_spaces`,
@@ -298,6 +298,24 @@ macro_rules! fused_decoder {
                     $crate::x86::shuffle::decode_blocks!($isa, text.as_bytes(), out, |_| true);
                 // `at` is a character boundary of the `&str`.
                 Self::decode_rest(&text[at..], text.as_bytes().last_chunk::<64>(), out);
+            }
+
+            /// The rest of a run of ASCII blocks in [`decode_blocks!`],
+            /// from a block with a character or two among ASCII:
+            /// [`ascii_run!`]. Out of line, so that the block loop's steps
+            /// keep their registers.
+            ///
+            /// [`decode_blocks!`]: $crate::x86::shuffle::decode_blocks!
+            /// [`ascii_run!`]: $crate::x86::shuffle::ascii_run!
+            #[target_feature(enable = $features)]
+            #[inline(never)]
+            fn ascii_run(
+                bytes: &[u8],
+                at: usize,
+                dst: &mut [core::mem::MaybeUninit<u32>],
+                written: usize,
+            ) -> (usize, usize, usize) {
+                $crate::x86::shuffle::ascii_run!($isa, bytes, at, dst, written)
             }
 
             /// Decodes `text`, the less than a block that the loop leaves at

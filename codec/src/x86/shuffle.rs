@@ -202,6 +202,11 @@ pub(super) fn threes(window: __m128i, lanes: &mut [MaybeUninit<u32>]) {
 /// characters that end inside the block, which that check covers, and the
 /// next block starts after them.
 ///
+/// A run of ASCII blocks is widened (an input whose one whole block is
+/// ASCII, before the steps). Where a run meets a block that holds one
+/// character among ASCII, the kernel's `ascii_run` ([`ascii_run!`]) takes
+/// it and the run after it, and the steps go on from where that ends.
+///
 /// A macro, not a function: the kernel's closures must be inlined into the
 /// loop, and a closure compiled for AVX2 cannot be inlined into a function
 /// compiled for SSE4.1 (as calls, the ASCII blocks of a 4 KiB text decoded
@@ -219,175 +224,311 @@ macro_rules! decode_blocks {
         out.reserve(bytes.len());
         let base = out.len();
         let dst = &mut out.spare_capacity_mut()[..bytes.len()];
-        let mut at = 0;
-        let mut written = 0;
-        // Where the last block that passed `$check` ends.
-        let mut checked_to = 0;
-        // Invariant: `at` is a character boundary, `bytes[..at]` well-formed
-        // and its code points in `dst[..written]`; `written` ≤ `at` (one
-        // code point per character, each at least a byte); `at` ≤
-        // `checked_to`, and `bytes[..checked_to]` passed the checks (it is
-        // well-formed but for a character it may leave open at its end).
-        while let Some(block) = bytes.get(at..at + 64) {
-            let block: &[u8; 64] = block.try_into().expect("64 bytes");
-            let (non_ascii, starts, four): (u64, u64, u64) = $isa::masks(block);
-            // An ASCII block is its own check.
-            if non_ascii != 0 && !$check(block) {
-                break;
-            }
-            checked_to = at + 64;
-            if starts & ((1 << 61) - 1) == TWENTY_THREES {
-                // Twenty 3-byte characters (CJK text): five fixed shuffles,
-                // no table, and the next block 60 bytes on.
-                for k in 0..5 {
-                    let window: &[u8; 16] =
-                        block[12 * k..12 * k + 16].try_into().expect("16 bytes");
-                    // SAFETY: `window` is 16 readable bytes.
-                    let window = unsafe { _mm_loadu_si128(window.as_ptr().cast()) };
-                    threes(window, &mut dst[written + 4 * k..]);
+        'all: {
+            if bytes.len() < 128 {
+                if let Some(first) = bytes.first_chunk::<64>() {
+                    // One whole block, of ASCII (most short inputs): widened
+                    // before the steps, tested by its non-ASCII mask alone
+                    // (the steps compute all three masks before they
+                    // choose).
+                    if $isa::masks(first).0 == 0 {
+                        let lanes: &mut [MaybeUninit<u32>; 64] =
+                            (&mut dst[..64]).try_into().expect("64 lanes");
+                        $isa::widen64(first, lanes);
+                        // SAFETY: the first 64 lanes hold the code points of
+                        // `bytes[..64]`.
+                        unsafe { out.set_len(base + 64) };
+                        break 'all (64, 64);
+                    }
                 }
-                at += 60;
-                written += 20;
-                continue;
             }
-            if non_ascii == 0 {
-                // A run of ASCII blocks, each tested by its non-ASCII mask
-                // alone (the compiler drops the unused starts).
-                let mut block = block;
-                loop {
-                    let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
-                        .try_into()
-                        .expect("64 lanes");
-                    $isa::widen64(block, lanes);
-                    at += 64;
-                    written += 64;
-                    match bytes.get(at..at + 64) {
-                        Some(next) => {
-                            block = next.try_into().expect("64 bytes");
-                            if $isa::masks(block).0 != 0 {
-                                break;
-                            }
-                            checked_to = at + 64;
+            let mut at = 0;
+            let mut written = 0;
+            // Where the last block that passed `$check` ends.
+            let mut checked_to = 0;
+            // Invariant: `at` is a character boundary, `bytes[..at]`
+            // well-formed and its code points in `dst[..written]`; `written`
+            // ≤ `at` (one code point per character, each at least a byte);
+            // `at` ≤ `checked_to`, and `bytes[..checked_to]` passed the
+            // checks (it is well-formed but for a character it may leave
+            // open at its end).
+            //
+            // The steps stop early where a run of ASCII meets a block with
+            // a character or two among ASCII (`sparse`): the run goes on
+            // after them in the kernel's `ascii_run`, out of line (a call in
+            // the steps' loop took the registers of its tables), and the
+            // steps resume where it ends.
+            loop {
+                let mut sparse = false;
+                'steps: while let Some(block) = bytes.get(at..at + 64) {
+                    let block: &[u8; 64] = block.try_into().expect("64 bytes");
+                    let (non_ascii, starts, four): (u64, u64, u64) = $isa::masks(block);
+                    // An ASCII block is its own check.
+                    if non_ascii != 0 && !$check(block) {
+                        break;
+                    }
+                    checked_to = at + 64;
+                    if starts & ((1 << 61) - 1) == TWENTY_THREES {
+                        // Twenty 3-byte characters (CJK text): five fixed shuffles,
+                        // no table, and the next block 60 bytes on.
+                        for k in 0..5 {
+                            let window: &[u8; 16] =
+                                block[12 * k..12 * k + 16].try_into().expect("16 bytes");
+                            // SAFETY: `window` is 16 readable bytes.
+                            let window = unsafe { _mm_loadu_si128(window.as_ptr().cast()) };
+                            threes(window, &mut dst[written + 4 * k..]);
                         }
-                        None => break,
+                        at += 60;
+                        written += 20;
+                        continue;
                     }
-                }
-                continue;
-            }
-            // The characters that start in the block and end in it, 16
-            // bytes at a time at fixed places (the
-            // continuations of one that starts near a group's end are in
-            // the 3 bytes after it), so no step waits on where the one
-            // before ended and none chooses by its bytes. A character the
-            // block ends inside is left to the next block, which starts
-            // at it. (`FIXED_GROUPS`: the AVX2 kernel has a loop of its own
-            // for long inputs, and runs this one on short ones, which it
-            // made slower.)
-            if $isa::FIXED_GROUPS && starts != 0 {
-                if let Some(ahead) = bytes.get(at..at + 64 + 3) {
-                    let ahead: &[u8; 67] = ahead.try_into().expect("67 bytes");
-                    let last = 63 - starts.leading_zeros() as usize;
-                    let lead = ahead[last];
-                    let len = 1
-                        + usize::from(lead >= 0xC0)
-                        + usize::from(lead >= 0xE0)
-                        + usize::from(lead >= 0xF0);
-                    let (keep, next) = if last + len > 64 {
-                        (starts & !(1 << last), last)
-                    } else {
-                        (starts, 64)
-                    };
-                    for q in 0..4 {
-                        // The 16 bytes and the 3 after them.
-                        let window: &[u8; 19] =
-                            ahead[16 * q..16 * q + 19].try_into().expect("19 bytes");
-                        let (starts16, lanes) = ((keep >> (16 * q)) as u16, &mut dst[written..]);
-                        // One choice per block, by whether it has any
-                        // 4-byte character.
-                        written += if four == 0 {
-                            $isa::bmp16(window, starts16, lanes)
-                        } else {
-                            $isa::window16(window, starts16, lanes)
-                        };
+                    if non_ascii == 0 {
+                        // A run of ASCII blocks, each tested by its non-ASCII mask
+                        // alone (the compiler drops the unused starts).
+                        let mut block = block;
+                        loop {
+                            let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst
+                                [written..written + 64])
+                                .try_into()
+                                .expect("64 lanes");
+                            $isa::widen64(block, lanes);
+                            at += 64;
+                            written += 64;
+                            match bytes.get(at..at + 64) {
+                                Some(next) => {
+                                    block = next.try_into().expect("64 bytes");
+                                    if $isa::masks(block).0 != 0 {
+                                        if $isa::masks(block).0.count_ones() <= 4 {
+                                            sparse = true;
+                                            break 'steps;
+                                        }
+                                        break;
+                                    }
+                                    checked_to = at + 64;
+                                }
+                                None => break,
+                            }
+                        }
+                        continue;
                     }
-                    at += next;
-                    continue;
+                    // The characters that start in the block and end in it, 16
+                    // bytes at a time at fixed places (the
+                    // continuations of one that starts near a group's end are in
+                    // the 3 bytes after it), so no step waits on where the one
+                    // before ended and none chooses by its bytes. A character the
+                    // block ends inside is left to the next block, which starts
+                    // at it. (`FIXED_GROUPS`: the AVX2 kernel has a loop of its own
+                    // for long inputs, and runs this one on short ones, which it
+                    // made slower.)
+                    if $isa::FIXED_GROUPS && starts != 0 {
+                        if let Some(ahead) = bytes.get(at..at + 64 + 3) {
+                            let ahead: &[u8; 67] = ahead.try_into().expect("67 bytes");
+                            let last = 63 - starts.leading_zeros() as usize;
+                            let lead = ahead[last];
+                            let len = 1
+                                + usize::from(lead >= 0xC0)
+                                + usize::from(lead >= 0xE0)
+                                + usize::from(lead >= 0xF0);
+                            let (keep, next) = if last + len > 64 {
+                                (starts & !(1 << last), last)
+                            } else {
+                                (starts, 64)
+                            };
+                            for q in 0..4 {
+                                // The 16 bytes and the 3 after them.
+                                let window: &[u8; 19] =
+                                    ahead[16 * q..16 * q + 19].try_into().expect("19 bytes");
+                                let (starts16, lanes) =
+                                    ((keep >> (16 * q)) as u16, &mut dst[written..]);
+                                // One choice per block, by whether it has any
+                                // 4-byte character.
+                                written += if four == 0 {
+                                    $isa::bmp16(window, starts16, lanes)
+                                } else {
+                                    $isa::window16(window, starts16, lanes)
+                                };
+                            }
+                            at += next;
+                            continue;
+                        }
+                    }
+                    // Steps while the bytes each reads lie in the block: 16 bytes and
+                    // the 12 mask bits after `pos` for a table step; 20 bytes for a
+                    // window (so, with a window for every length, no table step is
+                    // left). A step takes at least one character (every key of
+                    // well-formed text has a start within 4 bytes) and stores at
+                    // most 16 lanes at `written` ≤ `at + pos`: they end before `at +
+                    // pos + 16` ≤ the input's length, within `dst`.
+                    let mut pos = 0;
+                    while pos <= if $isa::ALL_LENGTHS { 44 } else { 48 } {
+                        let window: &[u8; 16] = block[pos..pos + 16].try_into().expect("16 bytes");
+                        // SAFETY: `window` is 16 readable bytes.
+                        let window = unsafe { _mm_loadu_si128(window.as_ptr().cast()) };
+                        if (non_ascii >> pos) as u16 == 0 {
+                            // 16 ASCII bytes (text with a few accents is mostly
+                            // runs).
+                            let lanes: &mut [MaybeUninit<u32>; 16] = (&mut dst
+                                [written..written + 16])
+                                .try_into()
+                                .expect("16 lanes");
+                            widen16(window, lanes);
+                            pos += 16;
+                            written += 16;
+                            continue;
+                        }
+                        if pos <= 36 && (starts >> pos) & EIGHT_THREES_SPAN == EIGHT_THREES {
+                            // Eight 3-byte characters (CJK text): two fixed
+                            // shuffles, no table load, a step of 24 bytes in the
+                            // dependency chain.
+                            let next: &[u8; 16] =
+                                block[pos + 12..pos + 28].try_into().expect("16 bytes");
+                            // SAFETY: `next` is 16 readable bytes.
+                            let next = unsafe { _mm_loadu_si128(next.as_ptr().cast()) };
+                            threes(window, &mut dst[written..]);
+                            threes(next, &mut dst[written + 4..]);
+                            pos += 24;
+                            written += 8;
+                            continue;
+                        }
+                        if pos <= 44 && ($isa::ALL_LENGTHS || (four >> pos) as u16 == 0) {
+                            // 16 bytes decoded at once, with the continuations of
+                            // the characters that start there (3 more bytes at
+                            // most), and the start bit after them: 20 bytes of the
+                            // block.
+                            let bytes: &[u8; 19] =
+                                block[pos..pos + 19].try_into().expect("19 bytes");
+                            let (starts16, lanes) = ((starts >> pos) as u16, &mut dst[written..]);
+                            // (One choice per block instead, by whether it has any
+                            // 4-byte character, was slower on mixed text: 2.3
+                            // against 2.9 GB/s, measured.)
+                            written += if (four >> pos) as u16 == 0 {
+                                $isa::bmp16(bytes, starts16, lanes)
+                            } else {
+                                $isa::window16(bytes, starts16, lanes)
+                            };
+                            // The next start: byte 16, 17, 18 or 19 (a character
+                            // that starts at byte 15 takes up to three more).
+                            pos += 16 + (starts >> (pos + 16)).trailing_zeros() as usize;
+                            continue;
+                        }
+                        let counts = step(
+                            window,
+                            (starts >> (pos + 1)) as usize & 0xFFF,
+                            &mut dst[written..],
+                        );
+                        pos += usize::from(counts & 0x0F);
+                        written += usize::from(counts >> 4);
+                    }
+                    at += pos;
                 }
+                // Every whole block is decoded, or one failed its check.
+                if !sparse {
+                    break;
+                }
+                let (to, wrote, checked) = $isa::ascii_run(bytes, at, dst, written);
+                (at, written) = (to, wrote);
+                checked_to = checked_to.max(checked);
             }
-            // Steps while the bytes each reads lie in the block: 16 bytes and
-            // the 12 mask bits after `pos` for a table step; 20 bytes for a
-            // window (so, with a window for every length, no table step is
-            // left). A step takes at least one character (every key of
-            // well-formed text has a start within 4 bytes) and stores at
-            // most 16 lanes at `written` ≤ `at + pos`: they end before `at +
-            // pos + 16` ≤ the input's length, within `dst`.
-            let mut pos = 0;
-            while pos <= if $isa::ALL_LENGTHS { 44 } else { 48 } {
-                let window: &[u8; 16] = block[pos..pos + 16].try_into().expect("16 bytes");
-                // SAFETY: `window` is 16 readable bytes.
-                let window = unsafe { _mm_loadu_si128(window.as_ptr().cast()) };
-                if (non_ascii >> pos) as u16 == 0 {
-                    // 16 ASCII bytes (text with a few accents is mostly
-                    // runs).
-                    let lanes: &mut [MaybeUninit<u32>; 16] = (&mut dst[written..written + 16])
-                        .try_into()
-                        .expect("16 lanes");
-                    widen16(window, lanes);
-                    pos += 16;
-                    written += 16;
-                    continue;
-                }
-                if pos <= 36 && (starts >> pos) & EIGHT_THREES_SPAN == EIGHT_THREES {
-                    // Eight 3-byte characters (CJK text): two fixed
-                    // shuffles, no table load, a step of 24 bytes in the
-                    // dependency chain.
-                    let next: &[u8; 16] = block[pos + 12..pos + 28].try_into().expect("16 bytes");
-                    // SAFETY: `next` is 16 readable bytes.
-                    let next = unsafe { _mm_loadu_si128(next.as_ptr().cast()) };
-                    threes(window, &mut dst[written..]);
-                    threes(next, &mut dst[written + 4..]);
-                    pos += 24;
-                    written += 8;
-                    continue;
-                }
-                if pos <= 44 && ($isa::ALL_LENGTHS || (four >> pos) as u16 == 0) {
-                    // 16 bytes decoded at once, with the continuations of
-                    // the characters that start there (3 more bytes at
-                    // most), and the start bit after them: 20 bytes of the
-                    // block.
-                    let bytes: &[u8; 19] = block[pos..pos + 19].try_into().expect("19 bytes");
-                    let (starts16, lanes) = ((starts >> pos) as u16, &mut dst[written..]);
-                    // (One choice per block instead, by whether it has any
-                    // 4-byte character, was slower on mixed text: 2.3
-                    // against 2.9 GB/s, measured.)
-                    written += if (four >> pos) as u16 == 0 {
-                        $isa::bmp16(bytes, starts16, lanes)
-                    } else {
-                        $isa::window16(bytes, starts16, lanes)
-                    };
-                    // The next start: byte 16, 17, 18 or 19 (a character
-                    // that starts at byte 15 takes up to three more).
-                    pos += 16 + (starts >> (pos + 16)).trailing_zeros() as usize;
-                    continue;
-                }
-                let counts = step(
-                    window,
-                    (starts >> (pos + 1)) as usize & 0xFFF,
-                    &mut dst[written..],
-                );
-                pos += usize::from(counts & 0x0F);
-                written += usize::from(counts >> 4);
-            }
-            at += pos;
+            // SAFETY: the first `written` lanes of the spare capacity hold the
+            // code points of `bytes[..at]` (every step wrote the lanes it
+            // counted).
+            unsafe { out.set_len(base + written) };
+            (at, checked_to)
         }
-        // SAFETY: the first `written` lanes of the spare capacity hold the
-        // code points of `bytes[..at]` (every step wrote the lanes it
-        // counted).
-        unsafe { out.set_len(base + written) };
-        (at, checked_to)
     }};
 }
 pub(super) use decode_blocks;
+
+/// The body of a kernel's `ascii_run` (expanded by
+/// [`fused_decoder!`](super::fused_decoder!)): [`decode_blocks!`]'s run of
+/// ASCII from `$at` (`usize`, a character boundary), its lanes stored from
+/// `$written` in `$dst` (`&mut [MaybeUninit<u32>]`, a lane per byte of
+/// `$bytes`). Evaluates to where the run ends in the input and in the
+/// output, and where the blocks it tested end, `(usize, usize, usize)`:
+/// `bytes[..at]` is well-formed, and its code points are in
+/// `dst[..written]`.
+///
+/// A block that holds one character among ASCII (a quote or an accent in
+/// English text: its bytes are the block's only non-ASCII ones, and the
+/// automaton accepts them) is widened whole, the character's code point
+/// put in its lane, and the run goes on after it: the block loop's check
+/// and four groups for such a block cost several times as much. A block
+/// of ASCII is widened. Anything else ends the run.
+///
+/// The stores set the pace of a run, and one that straddles two cache
+/// lines costs two: each time ASCII blocks follow (a character moves the
+/// output against the input), the cursor first advances to the next
+/// `$isa::N`-byte boundary of the output (the stores' width; up to 7
+/// lanes, stored unaligned), and the stores after it are aligned.
+macro_rules! ascii_run {
+    ($isa:ident, $bytes:expr, $at:expr, $dst:expr, $written:expr) => {{
+        use core::arch::x86_64::_mm_loadu_si128;
+        use core::mem::MaybeUninit;
+        use $crate::x86::shuffle::widen16;
+        let bytes: &[u8] = $bytes;
+        let dst: &mut [MaybeUninit<u32>] = $dst;
+        let (mut at, mut written): (usize, usize) = ($at, $written);
+        let mut checked_to = 0;
+        // The block at `at` if it is whole and ASCII.
+        let ascii_at = |at: usize| -> Option<&[u8; 64]> {
+            let block: &[u8; 64] = bytes.get(at..at + 64)?.try_into().expect("64 bytes");
+            ($isa::masks(block).0 == 0).then_some(block)
+        };
+        // Invariant: as the block loop's (`written` ≤ `at`, so the 16 or
+        // 64 lanes stored at `written` for a whole block at `at` lie in
+        // `dst`).
+        loop {
+            if let Some(next) = ascii_at(at) {
+                checked_to = checked_to.max(at + 64);
+                let skew = ($isa::N - dst[written..].as_ptr().addr() % $isa::N) % $isa::N / 4;
+                if skew != 0 {
+                    let first: &[u8; 16] = next[..16].try_into().expect("16 bytes");
+                    let lanes: &mut [MaybeUninit<u32>; 16] = (&mut dst[written..written + 16])
+                        .try_into()
+                        .expect("16 lanes");
+                    // SAFETY: `first` is 16 readable bytes.
+                    widen16(unsafe { _mm_loadu_si128(first.as_ptr().cast()) }, lanes);
+                    at += skew;
+                    written += skew;
+                }
+                while let Some(next) = ascii_at(at) {
+                    checked_to = at + 64;
+                    let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
+                        .try_into()
+                        .expect("64 lanes");
+                    $isa::widen64(next, lanes);
+                    at += 64;
+                    written += 64;
+                }
+            }
+            let Some(next) = bytes.get(at..at + 64) else {
+                break;
+            };
+            let next: &[u8; 64] = next.try_into().expect("64 bytes");
+            let non_ascii = $isa::masks(next).0;
+            let ascii = non_ascii.trailing_zeros() as usize;
+            let Some((scalar, len)) = $crate::dfa::char_at(&bytes[at + ascii..]) else {
+                break;
+            };
+            if non_ascii.count_ones() as usize != len {
+                // More than one character: the block loop takes the block
+                // whole, faster than a character at a time.
+                break;
+            }
+            let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
+                .try_into()
+                .expect("64 lanes");
+            $isa::widen64(next, lanes);
+            lanes[ascii].write(scalar);
+            at += ascii + len;
+            written += ascii + 1;
+            // A whole character after ASCII.
+            checked_to = checked_to.max(at);
+        }
+        (at, written, checked_to)
+    }};
+}
+pub(super) use ascii_run;
 
 /// Per 8-bit mask, the `pshufb` control that packs the 16-bit words of the
 /// mask's set bits to the front, in order (the rest zero).
