@@ -297,8 +297,9 @@ macro_rules! decode_blocks {
                             match bytes.get(at..at + 64) {
                                 Some(next) => {
                                     block = next.try_into().expect("64 bytes");
-                                    if $isa::masks(block).0 != 0 {
-                                        if $isa::masks(block).0.count_ones() <= 4 {
+                                    let non_ascii = $isa::masks(block).0;
+                                    if non_ascii != 0 {
+                                        if non_ascii.count_ones() <= 4 {
                                             sparse = true;
                                             break 'steps;
                                         }
