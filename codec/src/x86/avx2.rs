@@ -392,6 +392,7 @@ impl Avx2 {
                     // SAFETY: `written + 64 <= at + 64 <= len`: the step's
                     // block and its lookahead are in `bytes`.
                     let lanes = unsafe { lanes_at::<_, 64>(dst, written) };
+                    super::prefetch_next_64(lanes);
                     Self::widen64(block, lanes);
                     at += 64;
                     written += 64;

@@ -291,6 +291,7 @@ macro_rules! decode_blocks {
                                 [written..written + 64])
                                 .try_into()
                                 .expect("64 lanes");
+                            $crate::x86::prefetch_next_64(lanes);
                             $isa::widen64(block, lanes);
                             at += 64;
                             written += 64;
@@ -497,6 +498,7 @@ macro_rules! ascii_run {
                     let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
                         .try_into()
                         .expect("64 lanes");
+                    $crate::x86::prefetch_next_64(lanes);
                     $isa::widen64(next, lanes);
                     at += 64;
                     written += 64;
@@ -519,6 +521,7 @@ macro_rules! ascii_run {
             let lanes: &mut [MaybeUninit<u32>; 64] = (&mut dst[written..written + 64])
                 .try_into()
                 .expect("64 lanes");
+            $crate::x86::prefetch_next_64(lanes);
             $isa::widen64(next, lanes);
             lanes[ascii].write(scalar);
             at += ascii + len;

@@ -33,7 +33,7 @@
 
 use super::super::super::pack::SPREAD;
 use super::super::super::shuffle::WORDS;
-use super::super::super::{lanes_at, utf16};
+use super::super::super::{lanes_at, prefetch_for_store, utf16};
 use super::super::{bmp32_words, bmp32_words_marked, window_values, Avx2};
 use super::Utf16Avx2;
 use crate::{Verdict, REPLACEMENT};
@@ -285,6 +285,9 @@ impl Utf16Avx2 {
                     }
                     // SAFETY: `written + 64 <= at + 65 <= len + 1`.
                     let to: &mut [MaybeUninit<u16>; 2 * STEP] = unsafe { lanes_at(dst, written) };
+                    // The next iteration's two lines of output.
+                    prefetch_for_store(to.as_ptr().wrapping_add(2 * STEP));
+                    prefetch_for_store(to.as_ptr().wrapping_add(3 * STEP));
                     for (k, v) in [a, b].into_iter().enumerate() {
                         store16(
                             &mut to[32 * k..],
