@@ -416,7 +416,9 @@ fn main() {
          others** = ours ÷ the fastest other contender in the row. \
          **ceiling-widen** (decoding to UTF-32 and to UTF-16) is no decoder: \
          it widens every byte to a `u32` (a `u16`) with the widest stores of \
-         the kernel that ran and checks nothing, so no decoder can pass it on \
+         the kernel that ran, the output's cache lines asked for a chunk \
+         ahead of the stores (`prefetcht0`, as the kernels' ASCII runs do), \
+         and checks nothing, so no decoder can pass it on \
          ASCII, where decoding is widening; it shows which rows are bound by \
          stores, and is the goal of the ASCII-like rows of UTF-32 decoding \
          (≥ 99 % of the bytes ASCII), shown as \"(… × ceiling)\" (UTF-16's \
