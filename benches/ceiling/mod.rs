@@ -1,12 +1,13 @@
 //! The widening ceilings of `codec.rs`: every byte widened to a wider lane
 //! (a `u32` for UTF-32, a `u16` for UTF-16) with the widest stores of the
 //! kernel in use (64 bytes for the AVX-512 kernels, 32 for AVX2, 16 for
-//! SSE4.1, what the compiler makes of a plain loop otherwise), the lines
-//! of the output asked for a chunk ahead of the stores (as the kernels'
-//! ASCII runs do), nothing checked: right only for ASCII. No decoder can
-//! beat it on ASCII, where decoding *is* widening; a row whose decoders run
-//! at its speed is bound by stores, not by decoding. The widening loop is
-//! chosen once, outside the timed loop, by [`Lane::widener`].
+//! SSE4.1, each with the lines of the output asked for a chunk ahead of
+//! the stores, as the kernels' ASCII runs do; what the compiler makes of a
+//! plain loop otherwise), nothing checked: right only for ASCII. No
+//! decoder can beat it on ASCII, where decoding *is* widening; a row whose
+//! decoders run at its speed is bound by stores, not by decoding. The
+//! widening loop is chosen once, outside the timed loop, by
+//! [`Lane::widener`].
 
 use std::mem::MaybeUninit;
 use utf8conform_codec as codec;
