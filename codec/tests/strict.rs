@@ -158,3 +158,32 @@ fn runs_of_three_byte_characters_with_shorter_ones_anywhere() {
         }
     }
 }
+
+#[test]
+fn ascii_text_with_lone_characters_up_to_every_end() {
+    // English-like text: long runs of ASCII with a character or an error
+    // here and there, which a kernel's run of ASCII may take in its stride,
+    // and inputs that end in ASCII, whose last bytes a kernel may decode by
+    // widening the input's last 64 bytes over lanes it already wrote. One
+    // piece (every edge character, every kind of error) at every place in
+    // the last 100 bytes of inputs of 128 to 260 bytes, alone and after a
+    // character near the start (so that a run begins after it).
+    let mut pieces: Vec<Vec<u8>> = common::BAD.iter().map(|b| b.to_vec()).collect();
+    pieces.extend(common::EDGES.iter().map(|c| c.to_string().into_bytes()));
+    for len in [128, 150, 191, 192, 193, 230, 260] {
+        for early in [None, Some("\u{e9}"), Some("\u{20ac}")] {
+            let mut base = vec![b'a'; len];
+            if let Some(c) = early {
+                base[5..5 + c.len()].copy_from_slice(c.as_bytes());
+            }
+            check(&base);
+            for piece in &pieces {
+                for at in len - 100..=len - piece.len() {
+                    let mut input = base.clone();
+                    input[at..at + piece.len()].copy_from_slice(piece);
+                    check(&input);
+                }
+            }
+        }
+    }
+}

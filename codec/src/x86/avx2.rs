@@ -221,8 +221,9 @@ impl Avx2 {
     fn decode_long(bytes: &[u8], out: &mut Vec<u32>) -> crate::Verdict {
         let at = Self::decode_fixed::<true>(bytes, out);
         let rest = &bytes[at..];
-        if rest.is_empty() {
-            // An ASCII run to the end (checked by itself).
+        if rest.is_empty() || Self::ascii_end(bytes, at, out) {
+            // An ASCII run to the end, or ASCII after `at` (checked by
+            // itself).
             return crate::Verdict::WELL_FORMED;
         }
         let verdict = Self::validate(rest);
@@ -254,7 +255,7 @@ impl Avx2 {
     #[inline(never)]
     fn decode_valid_long(text: &str, out: &mut Vec<u32>) {
         let at = Self::decode_fixed::<false>(text.as_bytes(), out);
-        if at == text.len() {
+        if at == text.len() || Self::ascii_end(text.as_bytes(), at, out) {
             return;
         }
         // `at` is a character boundary.
@@ -263,6 +264,39 @@ impl Avx2 {
             .last_chunk::<64>()
             .expect("80 bytes or more");
         Self::decode_end(&text[at..], last, out);
+    }
+
+    /// The end of an input that [`decode_fixed`](Avx2::decode_fixed)
+    /// stopped at `at` (a character boundary, everything before it
+    /// decoded), when the input's last 64 bytes hold all the bytes from
+    /// `at` on and are ASCII: they are widened whole, their first lanes
+    /// over the same code points already in `out` (those bytes are ASCII
+    /// too, a lane each). One block's work, where a check of the few bytes
+    /// a run of ASCII leaves and a tail cost several times as much (the
+    /// common end of English text with a character or two: each moves the
+    /// run off the input's 64-byte grid). Returns whether it did.
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn ascii_end(bytes: &[u8], at: usize, out: &mut Vec<u32>) -> bool {
+        let rest = bytes.len() - at;
+        let Some(last) = bytes.last_chunk::<64>() else {
+            return false;
+        };
+        if rest > 64 || Self::masks(last).0 != 0 {
+            return false;
+        }
+        // The lanes of `last`'s first `64 - rest` bytes are the last in
+        // `out`, from this call: written again.
+        out.truncate(out.len() - (64 - rest));
+        out.reserve(64);
+        let lanes: &mut [MaybeUninit<u32>; 64] = (&mut out.spare_capacity_mut()[..64])
+            .try_into()
+            .expect("64 lanes");
+        Self::widen64(last, lanes);
+        // SAFETY: the 64 lanes after `out`'s were written, within its
+        // spare capacity.
+        unsafe { out.set_len(out.len() + 64) };
+        true
     }
 
     /// The end of an input of a block and its lookahead or more, `text`:
@@ -348,7 +382,10 @@ impl Avx2 {
     /// bytes before it appended to `out`.
     ///
     /// A block is one of:
-    /// - ASCII: widened, 64 bytes a step, as long as the blocks stay ASCII;
+    /// - ASCII: the run it begins goes to the kernel's `ascii_run` (out of
+    ///   line, [`super::shuffle::ascii_run!`]), which widens it 64 bytes a
+    ///   step and goes on through blocks that hold one character among
+    ///   ASCII, until a block that holds more;
     /// - twenty 3-byte characters (CJK text), from a character boundary or
     ///   after the continuations of the character the block before took:
     ///   fixed shuffles, and the next block starts after them, so that CJK
@@ -387,45 +424,9 @@ impl Avx2 {
                         break;
                     }
                 }
-                let mut block = block;
-                loop {
-                    // SAFETY: `written + 64 <= at + 64 <= len`: the step's
-                    // block and its lookahead are in `bytes`.
-                    let lanes = unsafe { lanes_at::<_, 64>(dst, written) };
-                    super::prefetch_next_64(lanes);
-                    Self::widen64(block, lanes);
-                    at += 64;
-                    written += 64;
-                    match bytes.get(at..at + 64 + Self::AHEAD) {
-                        Some(next) => {
-                            block = next[..64].try_into().expect("64 bytes");
-                            if Self::masks(block).0 != 0 {
-                                break;
-                            }
-                        }
-                        None => {
-                            // Widening needs no lookahead: the run takes
-                            // the input's last whole block too, if ASCII
-                            // (in ASCII text, leaving `decode_end` nothing
-                            // or less than a block). Here, on the run's way
-                            // out, rather than in the loop's condition,
-                            // which changed the machine code of the whole
-                            // block loop.
-                            if let Some(last) = bytes.get(at..at + 64) {
-                                let last: &[u8; 64] = last.try_into().expect("64 bytes");
-                                if Self::masks(last).0 == 0 {
-                                    // SAFETY: `written + 64 <= at + 64 <=
-                                    // len`: `last` is in `bytes`.
-                                    let lanes = unsafe { lanes_at::<_, 64>(dst, written) };
-                                    Self::widen64(last, lanes);
-                                    at += 64;
-                                    written += 64;
-                                }
-                            }
-                            break;
-                        }
-                    }
-                }
+                // The run, and the blocks in it that hold one character
+                // among ASCII, out of line.
+                (at, written, _) = Self::ascii_run(bytes, at, dst, written);
                 boundary = true;
                 continue;
             }

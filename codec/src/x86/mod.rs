@@ -338,8 +338,9 @@ macro_rules! fused_decoder {
             }
 
             /// The rest of a run of ASCII blocks in [`decode_blocks!`],
-            /// from a block with a character or two among ASCII:
-            /// [`ascii_run!`]. Out of line, so that the block loop's steps
+            /// from a block with a character or two among ASCII, and the
+            /// runs of the AVX2 kernel's own loop for long inputs:
+            /// [`ascii_run!`]. Out of line, so that the block loops' steps
             /// keep their registers.
             ///
             /// [`decode_blocks!`]: $crate::x86::shuffle::decode_blocks!
