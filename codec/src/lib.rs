@@ -410,6 +410,15 @@ impl Kernel {
         Ready::new(self).decode_utf32(bytes)
     }
 
+    /// [`decode_utf32_into`] with this kernel.
+    pub fn decode_utf32_into(
+        &'static self,
+        bytes: &[u8],
+        out: &mut Vec<u32>,
+    ) -> Result<(), Utf8Error> {
+        Ready::new(self).decode(bytes, out)
+    }
+
     /// [`decode_chars`] with this kernel.
     pub fn decode_chars(&'static self, bytes: &[u8]) -> Result<Vec<char>, Utf8Error> {
         Ready::new(self).decode_chars(bytes)

@@ -24,6 +24,11 @@ fn check(bytes: &[u8]) {
             "{} decode_utf32 {bytes:02x?}",
             k.name
         );
+        // Appended after a few lanes, so that the output starts at every
+        // place in a kernel's vector width over the inputs (16-byte
+        // aligned allocations alone leave most of them out).
+        let kept = (bytes.len() + bytes.first().map_or(0, |&b| usize::from(b))) % 16;
+        check_appended(k, bytes, kept as u32, verdict);
         let chars = k
             .decode_chars(bytes)
             .map(|c| c.into_iter().map(u32::from).collect());
@@ -47,6 +52,62 @@ fn check(bytes: &[u8]) {
     assert_eq!(codec::decode_utf32_into(bytes, &mut out), verdict);
     assert_eq!(out[0], 0x2A, "decode_utf32_into keeps what was there");
     assert_eq!(out[1..], prefix(bytes), "decode_utf32_into {bytes:02x?}");
+}
+
+#[test]
+fn text_after_every_output_offset() {
+    // A kernel may align its stores to the output: the bytes it takes to
+    // get there depend on where the caller's buffer ends, so each input
+    // is decoded after 0 to 15 lanes already in the buffer. ASCII that
+    // turns to text with characters (or an error) a little after the
+    // first 64 bytes, so that the alignment step ends just before a
+    // block that needs its check.
+    let mut pieces: Vec<Vec<u8>> = common::BAD.iter().map(|b| b.to_vec()).collect();
+    pieces.extend(common::EDGES.iter().map(|c| c.to_string().into_bytes()));
+    for len in [80, 96, 128, 200] {
+        for piece in &pieces {
+            for at in 60..72 {
+                let mut input = vec![b'a'; len];
+                input[at..at + piece.len()].copy_from_slice(piece);
+                let expected = strict(&input);
+                let verdict = expected.as_ref().map(|_| ()).map_err(|e| *e);
+                for k in kernels() {
+                    for kept in 0..16 {
+                        check_appended(k, &input, kept, verdict);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `decode_utf32_into` with kernel `k` into a buffer that holds `kept`
+/// lanes already: they stay, and the prefix's code points follow.
+fn check_appended(
+    k: &'static codec::Kernel,
+    bytes: &[u8],
+    kept: u32,
+    verdict: Result<(), codec::Utf8Error>,
+) {
+    let mut out: Vec<u32> = (0..kept).collect();
+    assert_eq!(
+        k.decode_utf32_into(bytes, &mut out),
+        verdict,
+        "{} decode_utf32_into after {kept} lanes {bytes:02x?}",
+        k.name
+    );
+    let (before, after) = out.split_at(kept as usize);
+    assert!(
+        before.iter().copied().eq(0..kept),
+        "{} decode_utf32_into keeps what was there",
+        k.name
+    );
+    assert_eq!(
+        after,
+        prefix(bytes),
+        "{} decode_utf32_into after {kept} lanes {bytes:02x?}",
+        k.name
+    );
 }
 
 #[test]

@@ -451,13 +451,21 @@ impl Avx2 {
                     window[N - 3..2 * N].try_into().expect("3 + N bytes"),
                     Self::load(high.try_into().expect("N bytes")),
                 );
-                let low_errors = if at == 0 {
-                    Self::errors(low, Self::zero())
-                } else {
+                let low_errors = if at >= 3 {
                     Self::errors_in_place(
                         bytes[at - 3..at + N].try_into().expect("3 + N bytes"),
                         low,
                     )
+                } else if at == 0 {
+                    Self::errors(low, Self::zero())
+                } else {
+                    // A byte or two in, where the ASCII run's first,
+                    // aligning step ended (the output's place decides
+                    // how far): the bytes before the input count as
+                    // zeros, as for the first block.
+                    let mut window = [0; 3 + N];
+                    window[3 - at..].copy_from_slice(&bytes[..at + N]);
+                    Self::errors_in_place(&window, low)
                 };
                 if Self::any(Self::or(low_errors, high_errors)) {
                     break;
