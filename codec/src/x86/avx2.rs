@@ -331,14 +331,23 @@ impl Avx2 {
         lanes: &mut [MaybeUninit<u32>; 20],
     ) {
         debug_assert!(phase <= 3);
+        let from = window[phase..phase + 64].try_into().expect("64 bytes");
+        Self::twenty_threes_at(from, lanes);
+    }
+
+    /// [`twenty_threes`](Avx2::twenty_threes) of the characters that are
+    /// `from[..60]` (the loads read all 64 bytes).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn twenty_threes_at(from: &[u8; 64], lanes: &mut [MaybeUninit<u32>; 20]) {
         for k in 0..2 {
-            let from = &window[phase + 24 * k..phase + 24 * k + 28];
+            let from = &from[24 * k..24 * k + 28];
             let lanes: &mut [MaybeUninit<u32>; 8] =
                 (&mut lanes[8 * k..8 * k + 8]).try_into().expect("8 lanes");
             // SAFETY: `from` is 28 readable bytes.
             unsafe { eight_threes_at(from.as_ptr(), lanes) };
         }
-        let last: &[u8; 16] = window[phase + 48..phase + 64].try_into().expect("16 bytes");
+        let last: &[u8; 16] = from[48..64].try_into().expect("16 bytes");
         // SAFETY: `last` is 16 readable bytes, the load's width.
         let last = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
         super::shuffle::threes(last, &mut lanes[16..20]);
@@ -354,7 +363,45 @@ impl Avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn twenty_threes_well_formed(block: &[u8; 64], three: u64) -> bool {
-        const LEADS: u64 = super::shuffle::TWENTY_THREES & ((1 << 60) - 1);
+        Self::threes_well_formed(
+            block,
+            three,
+            super::shuffle::TWENTY_THREES & ((1 << 60) - 1),
+        )
+    }
+
+    /// The code points of `before` 3-byte characters at `window[phase..]`
+    /// (at most twenty), the ASCII byte after them, and twenty 3-byte
+    /// characters at `after` (the bytes after that one), in `lanes`: the
+    /// lanes past the characters each run takes hold garbage, which the
+    /// caller's next stores overwrite.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn threes_around(
+        window: &[u8; 64 + Self::AHEAD],
+        phase: usize,
+        before: usize,
+        after: &[u8; 64],
+        lanes: &mut [MaybeUninit<u32>; 41],
+    ) {
+        debug_assert!(before <= 20);
+        Self::twenty_threes(
+            window,
+            phase,
+            (&mut lanes[..20]).try_into().expect("20 lanes"),
+        );
+        lanes[before].write(u32::from(window[phase + 3 * before]));
+        let rest = &mut lanes[before + 1..before + 21];
+        Self::twenty_threes_at(after, rest.try_into().expect("20 lanes"));
+    }
+
+    /// [`twenty_threes_well_formed`](Avx2::twenty_threes_well_formed) of
+    /// the 3-byte characters whose leads are `leads` (each before byte 62,
+    /// its continuations in the block, as the start mask said).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn threes_well_formed(block: &[u8; 64], three: u64, leads: u64) -> bool {
+        debug_assert!(leads >> 62 == 0);
         let (low, high) = block.split_at(N);
         let (low, high) = (
             Self::load(low.try_into().expect("N bytes")),
@@ -366,9 +413,9 @@ impl Avx2 {
         let ed = both(&|v| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xEDu8 as i8)));
         // 0x80..=0x9F: as signed bytes, below −96.
         let below_a0 = both(&|v| _mm256_cmpgt_epi8(_mm256_set1_epi8(-96), v));
-        three & LEADS == LEADS
-            && ((e0 & LEADS) << 1) & below_a0 == 0
-            && ((ed & LEADS) << 1) & !below_a0 == 0
+        three & leads == leads
+            && ((e0 & leads) << 1) & below_a0 == 0
+            && ((ed & leads) << 1) & !below_a0 == 0
     }
 
     /// Bytes past a block the loop reads.
@@ -390,6 +437,10 @@ impl Avx2 {
     ///   after the continuations of the character the block before took:
     ///   fixed shuffles, and the next block starts after them, so that CJK
     ///   text keeps to this path;
+    /// - 3-byte characters on both sides of one ASCII byte (CJK text with a
+    ///   space): the two runs of the same shuffles ([`threes_around`]),
+    ///   and the next block starts after the last character that ends in
+    ///   this one;
     /// - otherwise groups, each taking the characters that start in it
     ///   (reading up to 3 bytes past it): without 4-byte characters, two
     ///   of 32 bytes ([`bmp32_at`], the same work whatever the mix of
@@ -398,6 +449,8 @@ impl Avx2 {
     ///   took, so the block's work has no chain through them; a character
     ///   the last group takes may end in the next block, which begins
     ///   after it.
+    ///
+    /// [`threes_around`]: Avx2::threes_around
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
     #[inline]
     fn decode_fixed<const CHECK: bool>(bytes: &[u8], out: &mut Vec<u32>) -> usize {
@@ -434,15 +487,52 @@ impl Avx2 {
             // their leads, the continuations after them and the two
             // narrowed second-byte ranges are the whole check.
             const RUN: u64 = (1 << 61) - 1;
-            if boundary
-                && starts & RUN == super::shuffle::TWENTY_THREES
-                && (!CHECK || Self::twenty_threes_well_formed(block, Self::three_byte_leads(block)))
-            {
-                // SAFETY: `written + 20 <= at + 20 <= len`.
-                Self::twenty_threes(window, 0, unsafe { lanes_at::<_, 20>(dst, written) });
-                at += 60;
-                written += 20;
-                continue;
+            if boundary {
+                if starts & RUN == super::shuffle::TWENTY_THREES
+                    && (!CHECK
+                        || Self::twenty_threes_well_formed(block, Self::three_byte_leads(block)))
+                {
+                    // SAFETY: `written + 20 <= at + 20 <= len`.
+                    Self::twenty_threes(window, 0, unsafe { lanes_at::<_, 20>(dst, written) });
+                    at += 60;
+                    written += 20;
+                    continue;
+                }
+                // The same around one ASCII byte (CJK text with a space)
+                // at 3 to 60 on the characters' grid: the characters
+                // before it, the byte, and the characters after it, which
+                // end at 64. The same 64 bytes and 22 characters wherever
+                // the byte is, so the loop's next address does not wait on
+                // the block's bytes. Fixed shuffles; each run's stores past
+                // its characters are overwritten by the next's, and the
+                // second run reads past the lookahead.
+                let ascii = !non_ascii;
+                let t = ascii.trailing_zeros() as usize;
+                let threes = super::shuffle::EVERY_THIRD;
+                let expected = threes & ascii.wrapping_sub(1)
+                    | ascii
+                    | threes.checked_shl(t as u32).unwrap_or(0) << 1;
+                if ascii & ascii.wrapping_sub(1) == 0
+                    && (3..=60).contains(&t)
+                    && t.is_multiple_of(3)
+                    && starts == expected
+                    && (!CHECK
+                        || Self::threes_well_formed(
+                            block,
+                            Self::three_byte_leads(block),
+                            expected & non_ascii & ((1 << 62) - 1),
+                        ))
+                {
+                    if let Some(after) = bytes.get(at + t + 1..at + t + 65) {
+                        let after = after.try_into().expect("64 bytes");
+                        // SAFETY: `written + 41 <= at + 41 <= len`.
+                        let lanes = unsafe { lanes_at::<_, 41>(dst, written) };
+                        Self::threes_around(window, 0, t / 3, after, lanes);
+                        at += 64;
+                        written += 22;
+                        continue;
+                    }
+                }
             }
             if CHECK {
                 let (low, high) = block.split_at(N);
@@ -482,6 +572,30 @@ impl Avx2 {
                 written += 20;
                 boundary = true;
                 continue;
+            }
+            // The same around one ASCII byte, checked above: the 3-byte
+            // characters before it, the byte, and those after it that end
+            // in the block (at most twenty). With no 4-byte lead in the
+            // block, the check has seen all of the last one (a 4-byte lead
+            // on the grid would end in the next block).
+            let ascii = !non_ascii;
+            if phase <= 3 && four == 0 && ascii != 0 && ascii & (ascii - 1) == 0 {
+                let s = ascii.trailing_zeros() as usize;
+                let threes = super::shuffle::EVERY_THIRD;
+                let pattern = (threes << phase) & (ascii - 1) | ascii | (threes << s) << 1;
+                if starts == pattern && s - phase <= 60 && (s - phase).is_multiple_of(3) {
+                    if let Some(after) = bytes.get(at + s + 1..at + s + 65) {
+                        let after = after.try_into().expect("64 bytes");
+                        let (before, later) = ((s - phase) / 3, ((63 - s) / 3).min(20));
+                        // SAFETY: `written + 41 <= at + 41 <= len`.
+                        let lanes = unsafe { lanes_at::<_, 41>(dst, written) };
+                        Self::threes_around(window, phase, before, after, lanes);
+                        at += s + 1 + 3 * later;
+                        written += before + 1 + later;
+                        boundary = true;
+                        continue;
+                    }
+                }
             }
             boundary = false;
             if four == 0 {
