@@ -49,6 +49,11 @@ fn every_kind_of_character_and_error_at_every_offset() {
 }
 
 #[test]
+fn runs_of_three_byte_characters_around_a_space_with_one_fault() {
+    common::three_byte_runs_around_a_space(check);
+}
+
+#[test]
 fn runs_of_errors_of_every_kind_between_text() {
     // Runs of lone bytes, then text: the rest after the first error is
     // short and clean, short and broken, or longer than a block.

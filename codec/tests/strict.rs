@@ -202,31 +202,7 @@ fn runs_of_three_byte_characters_with_one_fault_anywhere() {
 
 #[test]
 fn runs_of_three_byte_characters_around_a_space_with_one_fault() {
-    // CJK text with a space (a kernel may take the 3-byte characters on
-    // both sides of one ASCII byte at once): the space after any of the
-    // first 30 characters, the run starting 0 to 3 bytes in, and one byte
-    // replaced anywhere in the first 130 bytes, as above.
-    let chars = [
-        '\u{800}', '\u{D7FF}', '\u{E000}', '\u{FFFF}', '一', '語', '\u{1000}',
-    ];
-    let run: Vec<char> = (0..70).map(|i| chars[i * 5 % chars.len()]).collect();
-    for lead in 0..4 {
-        for space in 0..30 {
-            let mut base = "a".repeat(lead);
-            base.extend(&run[..space]);
-            base.push(' ');
-            base.extend(&run[space..]);
-            let base = base.into_bytes();
-            check(&base);
-            for at in 0..130 {
-                for byte in [0x80, 0x9F, 0xA0, 0xBF, 0x41, 0xC2, 0xE0, 0xED, 0xF0, 0xFF] {
-                    let mut input = base.clone();
-                    input[lead + at] = byte;
-                    check(&input);
-                }
-            }
-        }
-    }
+    common::three_byte_runs_around_a_space(check);
 }
 
 #[test]

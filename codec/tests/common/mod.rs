@@ -142,3 +142,39 @@ pub fn every_input_of_up_to_two_bytes(check: impl Fn(&[u8])) {
         }
     }
 }
+
+/// CJK text with a space (a kernel may take the 3-byte characters on both
+/// sides of one ASCII byte at once), each input to `check`: the space
+/// after any of the first 30 characters, the run starting 0 to 3 bytes
+/// in, whole, cut to 64 to 80 bytes, and with one byte replaced anywhere
+/// in its first 130 bytes:
+/// by a continuation of either half of 0x80..=0xBF (the edge of E0's and
+/// ED's second byte, RFC 3629 §4), ASCII, a 2-, 3- or 4-byte lead, 0xE0
+/// or 0xED, or a byte that is never in UTF-8.
+pub fn three_byte_runs_around_a_space(check: impl Fn(&[u8])) {
+    let chars = [
+        '\u{800}', '\u{D7FF}', '\u{E000}', '\u{FFFF}', '一', '語', '\u{1000}',
+    ];
+    let run: Vec<char> = (0..70).map(|i| chars[i * 5 % chars.len()]).collect();
+    for lead in 0..4 {
+        for space in 0..30 {
+            let mut base = "a".repeat(lead);
+            base.extend(&run[..space]);
+            base.push(' ');
+            base.extend(&run[space..]);
+            let base = base.into_bytes();
+            check(&base);
+            // Cut to the lengths where a kernel may change loops.
+            for cut in 64..=80 {
+                check(&base[..cut]);
+            }
+            for at in 0..130 {
+                for byte in [0x80, 0x9F, 0xA0, 0xBF, 0x41, 0xC2, 0xE0, 0xED, 0xF0, 0xFF] {
+                    let mut input = base.clone();
+                    input[lead + at] = byte;
+                    check(&input);
+                }
+            }
+        }
+    }
+}
