@@ -445,8 +445,9 @@ pub(super) use decode_blocks;
 /// [`fused_decoder!`](super::fused_decoder!)): [`decode_blocks!`]'s run of
 /// ASCII (and the AVX2 kernel's `decode_fixed`'s) from `$at` (`usize`, a
 /// character boundary), its lanes stored from `$written` in `$dst`
-/// (`&mut [MaybeUninit<u32>]`, a lane per byte of `$bytes`). Evaluates to where the run ends in the input and in the
-/// output, and where the blocks it tested end, `(usize, usize, usize)`:
+/// (`&mut [MaybeUninit<u32>]`, a lane per byte of `$bytes`). Evaluates to
+/// where the run ends in the input and in the output, and where the
+/// blocks it tested end, `(usize, usize, usize)`:
 /// `bytes[..at]` is well-formed, and its code points are in
 /// `dst[..written]`.
 ///
